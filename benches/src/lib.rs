@@ -1,0 +1,1 @@
+//! Basalt benchmarks: criterion micro-benchmarks and the sysbench harness.

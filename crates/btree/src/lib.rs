@@ -1,0 +1,1 @@
+//! Basalt B+tree: clustered and secondary indexes on buffer-pool pages.

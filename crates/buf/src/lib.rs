@@ -1,0 +1,1 @@
+//! Basalt buffer pool: frames, page hash, midpoint LRU, flush list, doublewrite.

@@ -1,0 +1,1 @@
+//! Basalt mini-transactions, tablespace page allocation and crash recovery.

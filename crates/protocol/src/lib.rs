@@ -1,0 +1,1 @@
+//! Basalt MySQL wire protocol: packets, handshake, authentication, commands.

@@ -1,0 +1,1 @@
+//! Basalt redo log: log buffer, group commit, log files, checkpoints.

@@ -1,0 +1,3 @@
+//! `basaltd`: the Basalt database server.
+
+fn main() {}

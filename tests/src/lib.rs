@@ -1,0 +1,1 @@
+//! Basalt end-to-end tests: start basaltd and drive it with real clients.
