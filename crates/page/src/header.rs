@@ -283,7 +283,8 @@ mod tests {
         let mut p = page_for(id);
         // An older trailer (different LSN) survives a torn write.
         write_u32(&mut p, FIL_PAGE_TRAILER + 4, 0x41);
-        write_u32(&mut p, FIL_PAGE_TRAILER, read_u32(&p, 0));
+        let sum = read_u32(&p, 0);
+        write_u32(&mut p, FIL_PAGE_TRAILER, sum);
         assert_eq!(verify(&p, id), Err(ChecksumFailure::Torn));
     }
 
