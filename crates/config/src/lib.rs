@@ -1,0 +1,1 @@
+//! Basalt system variables and option files.
