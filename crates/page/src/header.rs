@@ -117,7 +117,10 @@ impl std::fmt::Display for ChecksumFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ChecksumFailure::Mismatch { stored, computed } => {
-                write!(f, "checksum mismatch (stored {stored:#010x}, computed {computed:#010x})")
+                write!(
+                    f,
+                    "checksum mismatch (stored {stored:#010x}, computed {computed:#010x})"
+                )
             }
             ChecksumFailure::Torn => write!(f, "header and trailer disagree (torn write)"),
             ChecksumFailure::WrongPage { found } => write!(f, "page header names {found}"),
@@ -163,7 +166,10 @@ pub fn write_u64(page: &mut [u8], off: usize, v: u64) {
 
 /// Page id recorded in the header.
 pub fn page_id(page: &[u8]) -> PageId {
-    PageId::new(SpaceId(read_u32(page, FIL_PAGE_SPACE)), read_u32(page, FIL_PAGE_NO))
+    PageId::new(
+        SpaceId(read_u32(page, FIL_PAGE_SPACE)),
+        read_u32(page, FIL_PAGE_NO),
+    )
 }
 
 /// Page LSN recorded in the header.
@@ -266,7 +272,10 @@ mod tests {
     #[test]
     fn zero_page_is_not_corrupt() {
         let p = vec![0u8; PAGE_SIZE];
-        assert_eq!(verify(&p, PageId::new(SpaceId(0), 5)), Ok(PageState::Zeroed));
+        assert_eq!(
+            verify(&p, PageId::new(SpaceId(0), 5)),
+            Ok(PageState::Zeroed)
+        );
     }
 
     #[test]
@@ -274,7 +283,10 @@ mod tests {
         let id = PageId::new(SpaceId(3), 9);
         let mut p = page_for(id);
         p[5000] ^= 1;
-        assert!(matches!(verify(&p, id), Err(ChecksumFailure::Mismatch { .. })));
+        assert!(matches!(
+            verify(&p, id),
+            Err(ChecksumFailure::Mismatch { .. })
+        ));
     }
 
     #[test]
