@@ -1,0 +1,12 @@
+//! Integration tests of the buffer pool over the in-memory and
+//! fault-injecting I/O backends.
+
+mod checkpoint;
+mod common;
+mod concurrency;
+mod corruption;
+mod doublewrite;
+mod eviction;
+mod pool_basic;
+mod scan;
+mod spaces;
