@@ -34,8 +34,34 @@ impl AlignedBuf {
         let layout = Layout::from_size_align(len.max(1), align).expect("valid buffer layout");
         // SAFETY: the layout has a non-zero size (len.max(1)).
         let raw = unsafe { alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(raw) else { handle_alloc_error(layout) };
+        let Some(ptr) = NonNull::new(raw) else {
+            handle_alloc_error(layout)
+        };
         AlignedBuf { ptr, len, layout }
+    }
+
+    /// A zero-length buffer that owns no allocation (the cheap placeholder
+    /// left behind when a buffer is moved out of a request).
+    pub fn empty() -> AlignedBuf {
+        // A zero-size layout marks "no allocation"; Drop skips dealloc for it.
+        // The pointer is a non-null, DIRECT_IO_ALIGN-aligned address that is
+        // never dereferenced (zero-length slices only).
+        let layout = Layout::from_size_align(0, DIRECT_IO_ALIGN)
+            .expect("DIRECT_IO_ALIGN is a non-zero power of two");
+        let ptr = NonNull::new(std::ptr::without_provenance_mut::<u8>(DIRECT_IO_ALIGN))
+            .expect("DIRECT_IO_ALIGN is non-zero");
+        AlignedBuf {
+            ptr,
+            len: 0,
+            layout,
+        }
+    }
+
+    /// True when the buffer's start is aligned to [`DIRECT_IO_ALIGN`].
+    /// Always true for buffers made by this type; exists so callers can
+    /// assert it when a buffer came from elsewhere.
+    pub fn is_direct_aligned(&self) -> bool {
+        self.ptr.as_ptr() as usize % DIRECT_IO_ALIGN == 0
     }
 
     /// A buffer holding a copy of `data`.
@@ -73,8 +99,20 @@ impl AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
+        if self.layout.size() == 0 {
+            // `empty()`: nothing was allocated.
+            return;
+        }
         // SAFETY: ptr was allocated with exactly this layout and is freed once.
         unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+impl Default for AlignedBuf {
+    /// The empty buffer (no allocation); lets `std::mem::take` move a buffer
+    /// out of a request cheaply.
+    fn default() -> AlignedBuf {
+        AlignedBuf::empty()
     }
 }
 
@@ -88,7 +126,12 @@ impl Clone for AlignedBuf {
 
 impl fmt::Debug for AlignedBuf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "AlignedBuf({} bytes, align {})", self.len(), self.layout.align())
+        write!(
+            f,
+            "AlignedBuf({} bytes, align {})",
+            self.len(),
+            self.layout.align()
+        )
     }
 }
 
@@ -106,6 +149,22 @@ mod tests {
         }
         let b = AlignedBuf::with_alignment(16384, 16384);
         assert_eq!(b.as_ptr() as usize % 16384, 0);
+    }
+
+    #[test]
+    fn empty_buffer_owns_nothing_and_drops_cleanly() {
+        let mut b = AlignedBuf::empty();
+        assert_eq!(b.len(), 0);
+        assert!(b.is_direct_aligned());
+        assert!(b.is_empty());
+        let taken = std::mem::take(&mut b);
+        assert_eq!(taken.len(), 0);
+        let c = taken.clone();
+        assert_eq!(c.len(), 0);
+        let mut full = AlignedBuf::copy_from(&[7u8; 4096]);
+        let moved = std::mem::take(&mut full);
+        assert_eq!(full.len(), 0);
+        assert!(moved.iter().all(|&x| x == 7));
     }
 
     #[test]

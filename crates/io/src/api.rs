@@ -32,6 +32,10 @@ pub trait IoFile: Send + Sync + Debug {
     fn sync(&self) -> IoResult<()>;
     /// Current file length in bytes.
     fn len(&self) -> IoResult<u64>;
+    /// True when the file holds no bytes.
+    fn is_empty(&self) -> IoResult<bool> {
+        Ok(self.len()? == 0)
+    }
     /// Grows or shrinks the file to `len` bytes.
     fn set_len(&self, len: u64) -> IoResult<()>;
     /// True when O_DIRECT was granted: buffers and offsets must then be
@@ -41,6 +45,12 @@ pub trait IoFile: Send + Sync + Debug {
     fn path(&self) -> &Path;
     /// The OS file descriptor, for backends that submit I/O themselves.
     fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
+    /// The concrete file, for backends that must recognise their own files
+    /// inside a batch (the fault-injecting wrapper unwraps its files this
+    /// way). Files that need no such treatment keep the default `None`.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
 }

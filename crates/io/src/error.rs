@@ -33,3 +33,40 @@ pub enum IoError {
     #[error("injected fault: {0}")]
     Injected(String),
 }
+
+impl IoError {
+    /// An [`IoError::Os`] for `op` on `path`.
+    pub fn os(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> IoError {
+        IoError::Os {
+            op,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// True for faults injected by the test backend.
+    pub fn is_injected(&self) -> bool {
+        matches!(self, IoError::Injected(_))
+    }
+
+    /// True when a read ran past the end of the file.
+    pub fn is_unexpected_eof(&self) -> bool {
+        matches!(self, IoError::UnexpectedEof { .. })
+    }
+
+    /// The raw `errno` of an OS failure, when there is one.
+    pub fn os_code(&self) -> Option<i32> {
+        match self {
+            IoError::Os { source, .. } => source.raw_os_error(),
+            _ => None,
+        }
+    }
+
+    /// The kind of an OS failure (`NotFound`, `InvalidInput`, ...).
+    pub fn os_kind(&self) -> Option<std::io::ErrorKind> {
+        match self {
+            IoError::Os { source, .. } => Some(source.kind()),
+            _ => None,
+        }
+    }
+}
