@@ -200,6 +200,19 @@ pub(crate) fn encode_err(e: &ServerError, out: &mut Vec<u8>) {
     out.extend_from_slice(&e.code.to_le_bytes());
     out.push(b'#');
     out.extend_from_slice(&e.sqlstate);
+    encode_err_message(e, out);
+}
+
+/// Encodes an ERR payload sent before the handshake, when no capability
+/// (in particular `CLIENT_PROTOCOL_41`) has been agreed: code and message
+/// only, no SQLSTATE marker, as MySQL sends "Too many connections".
+pub(crate) fn encode_err_pre_handshake(e: &ServerError, out: &mut Vec<u8>) {
+    out.push(0xFF);
+    out.extend_from_slice(&e.code.to_le_bytes());
+    encode_err_message(e, out);
+}
+
+fn encode_err_message(e: &ServerError, out: &mut Vec<u8>) {
     let mut end = e.message.len().min(MAX_ERR_MESSAGE);
     while !e.message.is_char_boundary(end) {
         end -= 1;

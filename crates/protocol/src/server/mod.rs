@@ -53,7 +53,9 @@ use tokio::task::JoinSet;
 
 use crate::auth::{AuthCache, AuthPlugin, RsaKeys};
 use crate::backend::Backend;
-use crate::connection::wire::{encode_err, Packet, ReadDeadline, ToIo, Wire};
+use crate::connection::wire::{
+    encode_err, encode_err_pre_handshake, Packet, ReadDeadline, ToIo, Wire,
+};
 use crate::error::{ProtocolError, ServerError};
 use crate::packet::{PacketBuf, PacketReader};
 use crate::tls::TlsSource;
@@ -313,9 +315,14 @@ async fn write_all_within<W: AsyncWrite + Unpin>(
     })?
 }
 
-/// Sends ERR 1040 in place of the greeting.
+/// Sends ERR 1040 in place of the greeting (no capabilities are agreed
+/// yet, so the packet carries no SQLSTATE marker).
 async fn refuse(mut stream: TcpStream, write_timeout: Duration) {
-    let bytes = err_packet(&ServerError::too_many_connections(), 0);
+    let mut out = PacketBuf::new(0);
+    let s = out.start();
+    encode_err_pre_handshake(&ServerError::too_many_connections(), out.body());
+    out.finish(s);
+    let bytes = out.take();
     if write_all_within(&mut stream, &bytes, write_timeout)
         .await
         .is_ok()
