@@ -365,29 +365,7 @@ impl AclCache {
                     user: a.user.clone(),
                     host: a.host.clone(),
                 });
-                for g in s
-                    .db_grants
-                    .iter()
-                    .filter(|g| g.user == a.user && g.host == a.host)
-                {
-                    changes.push(AclChange::DeleteDbGrant {
-                        user: g.user.clone(),
-                        host: g.host.clone(),
-                        db: g.db.clone(),
-                    });
-                }
-                for g in s
-                    .table_grants
-                    .iter()
-                    .filter(|g| g.user == a.user && g.host == a.host)
-                {
-                    changes.push(AclChange::DeleteTableGrant {
-                        user: g.user.clone(),
-                        host: g.host.clone(),
-                        db: g.db.clone(),
-                        table: g.table.clone(),
-                    });
-                }
+                revoke_object_grants(s, &a.user, &a.host, &mut changes);
             }
             if !failed.is_empty() {
                 return Err(SqlError::AccountOperationFailed {
@@ -690,33 +668,30 @@ impl AclCache {
                 };
                 let mut a = a.clone();
                 a.privileges = Privileges::NONE;
-                for g in s
-                    .db_grants
-                    .iter()
-                    .filter(|g| g.user == a.user && g.host == a.host)
-                {
-                    changes.push(AclChange::DeleteDbGrant {
-                        user: g.user.clone(),
-                        host: g.host.clone(),
-                        db: g.db.clone(),
-                    });
-                }
-                for g in s
-                    .table_grants
-                    .iter()
-                    .filter(|g| g.user == a.user && g.host == a.host)
-                {
-                    changes.push(AclChange::DeleteTableGrant {
-                        user: g.user.clone(),
-                        host: g.host.clone(),
-                        db: g.db.clone(),
-                        table: g.table.clone(),
-                    });
-                }
+                revoke_object_grants(s, &a.user, &a.host, &mut changes);
                 changes.push(AclChange::PutAccount(a));
             }
             Ok(changes)
         })
+    }
+}
+
+/// Appends the deletion of every schema and table grant of `user@host`.
+fn revoke_object_grants(s: &AclSnapshot, user: &str, host: &str, changes: &mut Vec<AclChange>) {
+    for g in s.db_grants.iter().filter(|g| g.user == user && g.host == host) {
+        changes.push(AclChange::DeleteDbGrant {
+            user: g.user.clone(),
+            host: g.host.clone(),
+            db: g.db.clone(),
+        });
+    }
+    for g in s.table_grants.iter().filter(|g| g.user == user && g.host == host) {
+        changes.push(AclChange::DeleteTableGrant {
+            user: g.user.clone(),
+            host: g.host.clone(),
+            db: g.db.clone(),
+            table: g.table.clone(),
+        });
     }
 }
 
