@@ -30,7 +30,10 @@ fn layout() -> Arc<RecordLayout> {
 }
 
 fn sys() -> SysCols {
-    SysCols { trx_id: TrxId(1), roll_ptr: RollPtr(1) }
+    SysCols {
+        trx_id: TrxId(1),
+        roll_ptr: RollPtr(1),
+    }
 }
 
 fn row_fields(id: u64) -> ([u8; 8], [u8; 4], [u8; 120], [u8; 60]) {
@@ -73,21 +76,27 @@ fn bench_btree(c: &mut Criterion) {
     let mut group = c.benchmark_group("btree");
     group.throughput(Throughput::Elements(1));
     for threads in [1usize, 4] {
-        group.bench_with_input(BenchmarkId::new("point_lookup", threads), &threads, |b, &t| {
-            b.iter_custom(|iters| {
-                run_threads(t, iters, |i, n| {
-                    let mut x = i as u64 * 7919 + 1;
-                    for _ in 0..n {
-                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                        let key = ((x >> 33) % ROWS * 2).to_be_bytes();
-                        let hit = tree
-                            .get_with(store, &[Some(&key)], |rec, _| rec.field(3).map(|f| f[0]))
-                            .unwrap();
-                        black_box(hit);
-                    }
+        group.bench_with_input(
+            BenchmarkId::new("point_lookup", threads),
+            &threads,
+            |b, &t| {
+                b.iter_custom(|iters| {
+                    run_threads(t, iters, |i, n| {
+                        let mut x = i as u64 * 7919 + 1;
+                        for _ in 0..n {
+                            x = x
+                                .wrapping_mul(6364136223846793005)
+                                .wrapping_add(1442695040888963407);
+                            let key = ((x >> 33) % ROWS * 2).to_be_bytes();
+                            let hit = tree
+                                .get_with(store, &[Some(&key)], |rec, _| rec.field(3).map(|f| f[0]))
+                                .unwrap();
+                            black_box(hit);
+                        }
+                    })
                 })
-            })
-        });
+            },
+        );
     }
     let next = std::sync::atomic::AtomicU64::new(0);
     group.bench_function("insert_random", |b| {

@@ -17,8 +17,15 @@ fn bench_fix(c: &mut Criterion) {
     for _ in 0..4 {
         let mut mtr = Mtr::start(store).unwrap();
         let r = mtr.alloc_page(SpaceId::SYSTEM).unwrap();
-        mtr.apply(r, &RedoRecord::InitIndex { level: 0, index_id: IndexId(1), flags: 0 })
-            .unwrap();
+        mtr.apply(
+            r,
+            &RedoRecord::InitIndex {
+                level: 0,
+                index_id: IndexId(1),
+                flags: 0,
+            },
+        )
+        .unwrap();
         pages.push(mtr.page_id(r));
         mtr.commit().unwrap();
     }

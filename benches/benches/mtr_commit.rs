@@ -6,6 +6,12 @@
 //! Besides criterion's numbers, the bench prints commits/s per thread count
 //! and the ratio to one committer (the target: 16 committers reach at least
 //! 8x the single-committer rate).
+//!
+//! Environment knobs for the direct measurement:
+//! * `BASALT_BENCH_ROUNDS` (default 5): interleaved rounds per thread count;
+//! * `BASALT_BENCH_COMMITS` (default 200): commits per thread per round;
+//! * `BASALT_BENCH_DIRECT_ONLY=1`: print the direct measurement and stop
+//!   before criterion's part.
 
 use std::time::{Duration, Instant};
 
@@ -25,8 +31,9 @@ fn commit_one(store: &PageStore, page: basalt_common::PageId, v: u32) {
 }
 
 fn bench_commit(c: &mut Criterion) {
-    let dir = tempfile::tempdir_in(std::env::var_os("BASALT_BENCH_DIR").unwrap_or_else(|| ".".into()))
-        .expect("temp dir for the bench data directory");
+    let dir =
+        tempfile::tempdir_in(std::env::var_os("BASALT_BENCH_DIR").unwrap_or_else(|| ".".into()))
+            .expect("temp dir for the bench data directory");
     let storage = disk_storage(dir.path(), 64 << 20);
     let store = storage.store();
     store.log.set_flush_log_at_trx_commit(1).unwrap();
@@ -34,8 +41,15 @@ fn bench_commit(c: &mut Criterion) {
     for _ in 0..16 {
         let mut mtr = Mtr::start(store).unwrap();
         let r = mtr.alloc_page(SpaceId::SYSTEM).unwrap();
-        mtr.apply(r, &RedoRecord::InitIndex { level: 0, index_id: IndexId(1), flags: 0 })
-            .unwrap();
+        mtr.apply(
+            r,
+            &RedoRecord::InitIndex {
+                level: 0,
+                index_id: IndexId(1),
+                flags: 0,
+            },
+        )
+        .unwrap();
         pages.push(mtr.page_id(r));
         mtr.commit_durable().unwrap();
     }
@@ -43,11 +57,12 @@ fn bench_commit(c: &mut Criterion) {
     // A direct measurement of the group-commit ratio, printed once: rounds
     // interleave the thread counts (the disk's fsync latency drifts on a
     // shared machine) and the medians are compared.
+    let rounds = env_u64("BASALT_BENCH_ROUNDS", 5).max(1);
+    let per = env_u64("BASALT_BENCH_COMMITS", 200).max(1);
     let counts = [1usize, 4, 16];
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
-    for _round in 0..5 {
+    for _round in 0..rounds {
         for (slot, &threads) in counts.iter().enumerate() {
-            let per = 200u64;
             let t0 = Instant::now();
             run_threads(threads, per * threads as u64, |i, n| {
                 for k in 0..n {
@@ -60,9 +75,18 @@ fn bench_commit(c: &mut Criterion) {
     let medians: Vec<f64> = rates.iter_mut().map(|r| median(r)).collect();
     for (threads, rate) in counts.iter().zip(&medians) {
         println!(
-            "mtr_commit flush_log_at_trx_commit=1: {threads:>2} committers: median {rate:>9.0} commits/s over 5 interleaved rounds ({:.1}x one committer)",
+            "mtr_commit flush_log_at_trx_commit=1: {threads:>2} committers: median {rate:>9.0} commits/s over {rounds} interleaved rounds ({:.1}x one committer)",
             rate / medians[0]
         );
+    }
+    let stats = store.log.stats();
+    println!(
+        "mtr_commit log counters: {} commits, {} fsyncs, {} writes, {} bytes written, {} waiter wake-ups",
+        stats.commits, stats.log_fsyncs, stats.log_writes, stats.bytes_written, stats.waiter_wakeups
+    );
+    if std::env::var_os("BASALT_BENCH_DIRECT_ONLY").is_some_and(|v| v == "1") {
+        storage.shutdown().unwrap();
+        return;
     }
 
     let mut group = c.benchmark_group("mtr_commit_durable");
@@ -81,6 +105,13 @@ fn bench_commit(c: &mut Criterion) {
     }
     group.finish();
     storage.shutdown().unwrap();
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn median(v: &mut [f64]) -> f64 {

@@ -26,11 +26,13 @@
 //! `ibdata1`; `basalt_sql::acl::CatalogAclStore` adapts it to the SQL
 //! layer's `AclStore`, and `SqlServer::new(globals, store)` loads them.
 //!
-//! Threads: the tokio runtime (2 worker threads) runs only socket I/O and
-//! the signal listener; every connection's statements run on its own worker
-//! thread (the protocol crate's one-thread-per-connection model), so a slow
-//! statement never delays other connections. The storage layer runs its
-//! log writer, flusher and page cleaner threads.
+//! Threads: connection threads (the protocol crate's
+//! one-thread-per-connection model with a thread cache sized by
+//! `thread_cache_size`) accept connections, do their own socket I/O and run
+//! every statement of their connection, so a slow statement never delays
+//! other connections; the tokio runtime (one worker thread) only runs the
+//! signal listener and awaits the protocol server's end. The storage layer
+//! runs its log writer, flusher and page cleaner threads.
 
 mod backend;
 mod logging;

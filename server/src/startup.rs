@@ -8,11 +8,11 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use basalt_buf::BufConfig;
+use basalt_catalog::Catalog;
 use basalt_config::{keys, Command, GlobalVars, Loader, SysValue};
 use basalt_io::{open_io, FlushMethod, IoConfig};
 use basalt_mtr::{Storage, StorageConfig};
 use basalt_protocol::{AuthPlugin, ProtocolConfig, RsaKeySource, ServerHandle, TlsSource};
-use basalt_catalog::Catalog;
 use basalt_sql::acl::CatalogAclStore;
 use basalt_sql::SqlServer;
 use basalt_wal::LogConfig;
@@ -147,6 +147,25 @@ fn subscribe_storage(globals: &GlobalVars, storage: &Storage) {
     }
 }
 
+/// `thread_cache_size`: the configured value, or MySQL's autosizing
+/// (8 + max_connections / 100, at most 100) when it was not set; the value
+/// in force is what `SHOW VARIABLES` reports.
+fn thread_cache_size(globals: &GlobalVars) -> u64 {
+    let configured = globals.get(keys::THREAD_CACHE_SIZE);
+    if !matches!(
+        globals.origin("thread_cache_size"),
+        Ok(basalt_config::Origin::Compiled)
+    ) {
+        return configured;
+    }
+    let sized = (8 + globals.get(keys::MAX_CONNECTIONS) / 100).min(100);
+    if let Err(e) = globals.set_server_value("thread_cache_size", SysValue::UInt(sized)) {
+        tracing::warn!(error = %e, "thread_cache_size not autosized");
+        return configured;
+    }
+    sized
+}
+
 fn protocol_config(globals: &GlobalVars, datadir: &Path) -> ProtocolConfig {
     let plugin = match globals.get(keys::DEFAULT_AUTHENTICATION_PLUGIN) {
         "mysql_native_password" => AuthPlugin::NativePassword,
@@ -161,6 +180,7 @@ fn protocol_config(globals: &GlobalVars, datadir: &Path) -> ProtocolConfig {
         // As MySQL's auto_generate_certs: a self-signed pair in the data
         // directory, created at the first start and reused afterwards.
         tls: TlsSource::Dir(datadir.to_path_buf()),
+        thread_cache_size: usize::try_from(thread_cache_size(globals)).unwrap_or(usize::MAX),
         ..ProtocolConfig::default()
     }
 }
@@ -187,11 +207,11 @@ fn serve(globals: Arc<GlobalVars>) -> Result<(), String> {
             .map_err(|e| format!("cannot open the data dictionary: {e}"))?,
     );
     let acl_store = Arc::new(CatalogAclStore::new(storage.store().clone(), catalog));
-    let sql =
-        SqlServer::new(globals.clone(), acl_store).map_err(|e| format!("cannot load accounts: {e}"))?;
+    let sql = SqlServer::new(globals.clone(), acl_store)
+        .map_err(|e| format!("cannot load accounts: {e}"))?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(1)
         .thread_name("basalt-io")
         .enable_all()
         .build()
@@ -219,6 +239,12 @@ fn serve(globals: Arc<GlobalVars>) -> Result<(), String> {
                 h.set_max_connections(usize::try_from(n).unwrap_or(usize::MAX))
             }) {
                 tracing::error!(error = %e, "max_connections changes will not apply");
+            }
+            let h = handle.clone();
+            if let Err(e) = globals_for_start.on_change(keys::THREAD_CACHE_SIZE, move |n| {
+                h.set_thread_cache_size(usize::try_from(n).unwrap_or(usize::MAX))
+            }) {
+                tracing::error!(error = %e, "thread_cache_size changes will not apply");
             }
             if let Err(e) = signals::install(handle.clone()) {
                 tracing::error!(error = %e, "cannot listen for SIGTERM/SIGINT; stop the server with SIGKILL");
@@ -249,4 +275,37 @@ fn serve(globals: Arc<GlobalVars>) -> Result<(), String> {
     }
     drop(pid);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn globals(args: &[&str]) -> Arc<GlobalVars> {
+        let argv: Vec<OsString> = ["basaltd", "--no-defaults"]
+            .iter()
+            .chain(args)
+            .map(OsString::from)
+            .collect();
+        Loader::from_process()
+            .load(&argv)
+            .expect("options load")
+            .globals
+    }
+
+    #[test]
+    fn thread_cache_size_is_autosized_from_max_connections_unless_set() {
+        let g = globals(&[]);
+        assert_eq!(thread_cache_size(&g), 9, "8 + 151 / 100");
+        let g = globals(&["--max-connections=1000"]);
+        assert_eq!(thread_cache_size(&g), 18);
+        // SHOW VARIABLES reports the value in force.
+        assert_eq!(g.get(keys::THREAD_CACHE_SIZE), 18);
+        let g = globals(&["--max-connections=50000"]);
+        assert_eq!(thread_cache_size(&g), 100, "autosizing stops at 100");
+        let g = globals(&["--max-connections=1000", "--thread-cache-size=3"]);
+        assert_eq!(thread_cache_size(&g), 3, "an explicit value wins");
+        let g = globals(&["--thread-cache-size=0"]);
+        assert_eq!(thread_cache_size(&g), 0);
+    }
 }

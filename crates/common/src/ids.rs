@@ -97,7 +97,10 @@ impl PageId {
 
     /// Inverse of [`PageId::to_u64`].
     pub const fn from_u64(v: u64) -> PageId {
-        PageId { space: SpaceId((v >> 32) as u32), page_no: v as u32 }
+        PageId {
+            space: SpaceId((v >> 32) as u32),
+            page_no: v as u32,
+        }
     }
 }
 
@@ -131,7 +134,9 @@ impl TrxId {
 
     /// Decodes the 6-byte big-endian encoding.
     pub fn from_bytes(b: [u8; 6]) -> TrxId {
-        TrxId(u64::from_be_bytes([0, 0, b[0], b[1], b[2], b[3], b[4], b[5]]))
+        TrxId(u64::from_be_bytes([
+            0, 0, b[0], b[1], b[2], b[3], b[4], b[5],
+        ]))
     }
 }
 
@@ -184,7 +189,9 @@ impl RollPtr {
 
     /// Decodes the 7-byte big-endian encoding.
     pub fn from_bytes(b: [u8; 7]) -> RollPtr {
-        RollPtr(u64::from_be_bytes([0, b[0], b[1], b[2], b[3], b[4], b[5], b[6]]))
+        RollPtr(u64::from_be_bytes([
+            0, b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+        ]))
     }
 }
 

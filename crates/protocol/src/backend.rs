@@ -1,10 +1,12 @@
 //! The seam between the wire protocol and the SQL layer.
 //!
 //! The server implements [`Backend`]. Every method is ordinary blocking code:
-//! the protocol calls it on the connection's own worker thread, never on a
-//! tokio reactor thread, so a backend may take latches, wait for fsync or
-//! sleep. One [`Backend::Session`] exists per authenticated connection and is
-//! only ever touched by that connection's worker thread.
+//! the protocol calls it on the connection's own thread, never on a tokio
+//! reactor thread, so a backend may take latches, wait for fsync or sleep.
+//! One [`Backend::Session`] exists per authenticated connection and is only
+//! ever touched by that connection's thread. (Threads are reused for later
+//! connections, so a backend must not keep per-connection state in
+//! thread-locals beyond `close_session`.)
 //!
 //! Results flow through [`QueryOutput`]; see its docs for the rules that make
 //! multi-statement replies impossible to get wrong.
@@ -209,7 +211,7 @@ pub trait QueryOutput {
 
 /// The SQL layer as the protocol sees it.
 ///
-/// All methods block; they run on the connection's worker thread.
+/// All methods block; they run on the connection's thread.
 pub trait Backend: Send + Sync + 'static {
     /// Per-connection state (current schema, variables, transaction, plans of
     /// prepared statements).

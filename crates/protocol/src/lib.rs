@@ -4,9 +4,11 @@
 //! # Layers
 //!
 //! ```text
-//!   Server::serve (tokio)        accept, max_connections, per-connection I/O task
-//!        │  channels (ToIo / Packet)
-//!   connection worker (thread)   handshake + auth, command loop, prepared statements
+//!   Server::serve                publishes the listener, starts the first connection
+//!        │                       thread, awaits shutdown
+//!   connection thread (cached)   accept(2) itself, max_connections, registry;
+//!        │                       blocking socket I/O (TLS via rustls), handshake +
+//!        │                       auth, command loop, prepared statements
 //!        │  Backend trait (blocking calls)        QueryOutput (results)
 //!   SQL layer                    sessions, parsing, execution
 //! ```
@@ -20,24 +22,44 @@
 //!   `COM_STMT_EXECUTE` parameter decoding.
 //! * [`backend`]: the [`Backend`] trait the server implements and the
 //!   [`QueryOutput`] sink its results go to.
-//! * [`server`]: the accept loop, connection registry (`SHOW PROCESSLIST`,
-//!   `KILL`), timeouts and shutdown.
+//! * [`server`]: connection threads and their cache, admission, the
+//!   connection registry (`SHOW PROCESSLIST`, `KILL`), timeouts and shutdown.
 //! * [`tls`]: the `CLIENT_SSL` upgrade and certificate sources.
 //!
 //! # Threads and what wakes them
 //!
-//! * **Accept loop** (tokio task): wakes on a new TCP connection or
-//!   shutdown. Refuses with ERR 1040 beyond `max_connections`; otherwise
-//!   registers the connection and starts its two halves.
-//! * **I/O task** (tokio task, one per connection): wakes on a request from
-//!   its worker (write bytes / start TLS / read one packet / close), on socket
-//!   readiness, on the idle deadline, on `KILL CONNECTION` and on shutdown.
-//!   It never runs backend code.
-//! * **Worker thread** (OS thread, one per connection, named
-//!   `basalt-conn-<id>`): wakes when the I/O task hands it a packet. It runs
-//!   the handshake, every backend call and all result encoding, so engine
-//!   work never blocks a reactor thread (MySQL's one-thread-per-connection).
-//!   It ends when the channel closes, closing the backend session.
+//! * **Connection thread** (OS thread, named `basalt-conn-<n>`, `n` being
+//!   the thread's serial number): serves one connection at a time from
+//!   greeting to close (MySQL's one-thread-per-connection). An idle one
+//!   waits in `accept(2)` on the listening socket, and the kernel wakes
+//!   exactly one idle thread per new connection. That thread admits the
+//!   connection (ERR 1040 beyond `max_connections`), registers it, reads
+//!   the socket itself (blocking `recv`), runs the handshake, every backend
+//!   call and all result encoding, and writes each reply with one `send`,
+//!   so engine work never blocks a reactor thread and neither a connection
+//!   nor a command is ever handed from one thread to another. In `recv` it
+//!   wakes on the client's bytes; on its read timeout (`connect_timeout`
+//!   during the handshake, `wait_timeout` after: ERR 4031); on `KILL
+//!   CONNECTION` or shutdown, which shut the socket's read side so the
+//!   blocked `recv` returns (shutdown answers ERR 1053). When the
+//!   connection ends it closes the backend session and goes back to
+//!   `accept`, or exits when `thread_cache_size` threads already wait
+//!   there (one always does; see [`server`]).
+//! * **The caller's tokio task** running [`Server::serve`] only waits for
+//!   shutdown to complete; at shutdown the listening socket is shut down,
+//!   which wakes every thread in `accept`.
+//!
+//! Why not async I/O with a worker per connection: every packet would be
+//! handed between a reactor task and the worker (two thread wake-ups and
+//! two channel operations per command), and every new connection between
+//! the acceptor and its thread, which on a small machine costs more than
+//! the command itself. Why not a fixed pool running commands: a session's
+//! statements may block for long (locks, `SLEEP`), and a pool would let
+//! them starve other connections.
+//!
+//! `tests/conn_bench.sh` (workspace root) measures both costs this design
+//! is about, connect + authenticate + `SELECT 1` + quit and `SELECT 1`
+//! round trips at 1, 4 and 16 connections, side by side with MariaDB.
 //!
 //! # Invariants
 //!
@@ -57,7 +79,9 @@
 //! * An unknown command is ERR 1047, never a blind OK. `LOAD DATA LOCAL` is
 //!   refused by never offering `CLIENT_LOCAL_FILES`.
 //! * Latches: the process-list map lock is taken before an entry's lock; no
-//!   lock is held across `.await` or a backend call.
+//!   lock is held across `.await`, socket I/O or a backend call.
+//! * A connection's socket is read and written only by its thread; other
+//!   threads only shut its read side down (`KILL`, shutdown).
 //!
 //! # Capabilities offered
 //!
@@ -133,7 +157,9 @@ pub use backend::{
 pub use column::{ColumnDef, ColumnFlags, ColumnType};
 pub use error::{ProtocolError, ServerError};
 pub use flags::{Capabilities, StatusFlags};
-pub use server::{ProcessInfo, ProcessList, ProtocolConfig, RsaKeySource, Server, ServerHandle};
+pub use server::{
+    ProcessInfo, ProcessList, ProtocolConfig, RsaKeySource, Server, ServerHandle, ThreadStats,
+};
 pub use tls::TlsSource;
 pub use value::{Date, DateTime, Time, Value};
 

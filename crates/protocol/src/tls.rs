@@ -17,10 +17,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rustls::ServerConfig;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
-use tokio_rustls::rustls::{self, ServerConfig};
-use tokio_rustls::TlsAcceptor;
 
 use crate::error::ProtocolError;
 
@@ -113,9 +112,17 @@ fn server_config(
     Ok(Arc::new(config))
 }
 
-/// The server's TLS acceptor.
+/// The server's TLS configuration; connections run their handshake with
+/// it on their own thread (blocking rustls over the socket).
 #[derive(Clone)]
-pub(crate) struct Acceptor(pub(crate) TlsAcceptor);
+pub(crate) struct Acceptor(Arc<ServerConfig>);
+
+impl Acceptor {
+    /// The rustls configuration for a new server connection.
+    pub(crate) fn config(&self) -> Arc<ServerConfig> {
+        self.0.clone()
+    }
+}
 
 impl std::fmt::Debug for Acceptor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -137,7 +144,7 @@ pub(crate) fn acceptor(source: &TlsSource) -> Result<Option<Acceptor>, ProtocolE
             server_config(certs, key)?
         }
     };
-    Ok(Some(Acceptor(TlsAcceptor::from(config))))
+    Ok(Some(Acceptor(config)))
 }
 
 #[cfg(test)]

@@ -31,23 +31,18 @@ fn noise(rng: &mut SmallRng, max: usize) -> Vec<u8> {
 fn packet_reader_survives_random_streams() {
     let seed = seed();
     let mut rng = SmallRng::seed_from_u64(seed);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
     for _ in 0..iterations() {
         let bytes = noise(&mut rng, 64);
         let max = rng.gen_range(0..100);
-        rt.block_on(async {
-            let mut r = PacketReader::new(&bytes[..]);
-            let mut payload = Vec::new();
-            // Read until an error; every Ok must respect the limit.
-            for _ in 0..8 {
-                match r.read(&mut payload, max).await {
-                    Ok(_) => assert!(payload.len() <= max, "seed {seed}"),
-                    Err(_) => break,
-                }
+        let mut r = PacketReader::new(&bytes[..]);
+        let mut payload = Vec::new();
+        // Read until an error; every Ok must respect the limit.
+        for _ in 0..8 {
+            match r.read(&mut payload, max) {
+                Ok(_) => assert!(payload.len() <= max, "seed {seed}"),
+                Err(_) => break,
             }
-        });
+        }
     }
 }
 
@@ -55,9 +50,6 @@ fn packet_reader_survives_random_streams() {
 fn framing_round_trips_against_a_vec_model() {
     let seed = seed();
     let mut rng = SmallRng::seed_from_u64(seed);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
     for round in 0..200 {
         // Mostly small packets; every 50th round one around the chunk boundary.
         let sizes: Vec<usize> = (0..rng.gen_range(1..6))
@@ -83,19 +75,19 @@ fn framing_round_trips_against_a_vec_model() {
             buf.packet(p);
         }
         let bytes = buf.take();
-        rt.block_on(async {
-            let mut r = PacketReader::new(&bytes[..]);
-            r.set_next_seq(start_seq);
-            let mut got = Vec::new();
-            for (i, want) in model.iter().enumerate() {
-                r.read(&mut got, usize::MAX).await.unwrap();
-                assert!(got == *want, "packet {i} differs (seed {seed})");
-            }
-            assert!(
-                r.read(&mut got, usize::MAX).await.is_err(),
-                "trailing data (seed {seed})"
-            );
-        });
+        // A small buffer makes packets straddle refills.
+        let capacity = rng.gen_range(1..64);
+        let mut r = PacketReader::new(std::io::BufReader::with_capacity(capacity, &bytes[..]));
+        r.set_next_seq(start_seq);
+        let mut got = Vec::new();
+        for (i, want) in model.iter().enumerate() {
+            r.read(&mut got, usize::MAX).unwrap();
+            assert!(got == *want, "packet {i} differs (seed {seed})");
+        }
+        assert!(
+            r.read(&mut got, usize::MAX).is_err(),
+            "trailing data (seed {seed})"
+        );
     }
 }
 

@@ -247,3 +247,80 @@ fn a_panicking_backend_call_closes_only_its_connection() {
     assert!(server.is_running());
     server.stop();
 }
+
+#[test]
+fn sequential_connections_reuse_cached_threads() {
+    let server = TestServer::start();
+    let pl = server.handle.process_list().clone();
+    for i in 0..20 {
+        let mut c = RawConn::login(server.addr, NATIVE_USER, NATIVE_PASS, false);
+        assert!(
+            matches!(c.query("select 1"), Reply::Rows { .. }),
+            "round {i}"
+        );
+        c.send(b"\x01");
+        assert!(raw::closed_by_server(&mut c.stream));
+        // The thread is back in accept once its connection is unregistered
+        // and the cache counts it.
+        wait_for("the connection thread to return to the cache", || {
+            pl.is_empty() && server.handle.thread_stats().cached >= 1
+        });
+    }
+    let stats = server.handle.thread_stats();
+    // The first connection's thread starts one replacement; after that
+    // every connection finds a thread waiting.
+    assert!(stats.created <= 2, "{stats:?}");
+    assert_eq!(stats.alive, stats.cached, "{stats:?}");
+    server.stop();
+}
+
+#[test]
+fn concurrent_connections_beyond_the_cache_leave_only_the_cache() {
+    let config = ProtocolConfig {
+        thread_cache_size: 2,
+        ..test_config()
+    };
+    let server = TestServer::start_with(config);
+    let conns: Vec<RawConn> = (0..6)
+        .map(|_| RawConn::login(server.addr, NATIVE_USER, NATIVE_PASS, false))
+        .collect();
+    let busy = server.handle.thread_stats();
+    assert!(busy.alive >= 7, "six serving plus one accepting: {busy:?}");
+    drop(conns);
+    wait_for("surplus threads to exit", || {
+        let s = server.handle.thread_stats();
+        s.alive == 2 && s.cached == 2
+    });
+    // The cached threads still serve.
+    let mut c = server.mysql(NATIVE_USER, NATIVE_PASS);
+    assert_eq!(c.query_first::<i64, _>("select 1").unwrap(), Some(1));
+    server.handle.set_thread_cache_size(0);
+    server.stop();
+}
+
+#[test]
+fn kill_connection_wakes_an_idle_connection_at_once() {
+    let server = TestServer::start();
+    let mut victim = RawConn::login(server.addr, NATIVE_USER, NATIVE_PASS, false);
+    let id = victim.greeting.connection_id;
+    victim
+        .stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut admin = server.mysql("root", "");
+    let t = Instant::now();
+    admin.query_drop(format!("kill {id}")).unwrap();
+    // The victim's thread sleeps in recv with wait_timeout = 8 hours: only
+    // the socket shutdown can wake it.
+    assert!(raw::closed_by_server(&mut victim.stream));
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "closed after {:?}",
+        t.elapsed()
+    );
+    let pl = server.handle.process_list().clone();
+    wait_for("the killed connection to leave the registry", || {
+        pl.get(id).is_none()
+    });
+    server.stop();
+}

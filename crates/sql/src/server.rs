@@ -138,10 +138,7 @@ pub struct SqlServer {
 impl SqlServer {
     /// A server over `globals`, loading accounts, grants and schemata from
     /// `store` (`None`: nothing is persisted; the bootstrap account only).
-    pub fn new(
-        globals: Arc<GlobalVars>,
-        store: Arc<dyn AclStore>,
-    ) -> SqlResult<Arc<SqlServer>> {
+    pub fn new(globals: Arc<GlobalVars>, store: Arc<dyn AclStore>) -> SqlResult<Arc<SqlServer>> {
         let acl = AclCache::open(store)?;
         Ok(Arc::new(SqlServer {
             globals,

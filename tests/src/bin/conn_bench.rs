@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! conn_bench --target basalt=127.0.0.1:3306 --target mariadb=127.0.0.1:13306 \
-//!            --user bench --password bench --rounds 3 --seconds 3 --connections 1,4,16
+//!            --user bench --password bench --rounds 3 --seconds 3 --connections 1,4,16 \
+//!            [--workload connect --workload select1]
 //! ```
 //!
 //! Two workloads, each at every connection count:
@@ -39,12 +40,13 @@ struct Config {
     rounds: usize,
     seconds: f64,
     connections: Vec<usize>,
+    workloads: Vec<Workload>,
 }
 
 fn usage() -> ! {
     eprintln!(
         "usage: conn_bench --target NAME=HOST:PORT [--target ...] [--user U] [--password P] \
-         [--rounds N] [--seconds S] [--connections 1,4,16]"
+         [--rounds N] [--seconds S] [--connections 1,4,16] [--workload connect|select1 ...]"
     );
     std::process::exit(2);
 }
@@ -57,6 +59,7 @@ fn parse_args() -> Config {
         rounds: 3,
         seconds: 3.0,
         connections: vec![1, 4, 16],
+        workloads: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -82,11 +85,19 @@ fn parse_args() -> Config {
                     .map(|n| n.trim().parse().unwrap_or_else(|_| usage()))
                     .collect()
             }
+            "--workload" => cfg.workloads.push(match value().as_str() {
+                "connect" => Workload::Connect,
+                "select1" => Workload::Select1,
+                _ => usage(),
+            }),
             _ => usage(),
         }
     }
     if cfg.targets.is_empty() || cfg.rounds == 0 || cfg.connections.is_empty() {
         usage();
+    }
+    if cfg.workloads.is_empty() {
+        cfg.workloads = vec![Workload::Connect, Workload::Select1];
     }
     cfg
 }
@@ -210,7 +221,7 @@ fn main() {
         "# rounds={} seconds={} connections={:?} user={}",
         cfg.rounds, cfg.seconds, cfg.connections, cfg.user
     );
-    for workload in [Workload::Connect, Workload::Select1] {
+    for &workload in &cfg.workloads {
         for &n in &cfg.connections {
             let mut samples: Vec<Vec<f64>> = vec![Vec::new(); cfg.targets.len()];
             for round in 0..cfg.rounds {

@@ -237,6 +237,7 @@ keys! {
     SQL_SAFE_UPDATES: bool = "sql_safe_updates";
     SQL_SELECT_LIMIT: u64 = "sql_select_limit";
     SYSTEM_TIME_ZONE: String = "system_time_zone";
+    THREAD_CACHE_SIZE: u64 = "thread_cache_size";
     TIME_ZONE: String = "time_zone";
     TMPDIR: String = "tmpdir";
     TRANSACTION_ISOLATION: &'static str = "transaction_isolation";

@@ -137,6 +137,7 @@ pub(crate) const TABLE: &[SysVarDef] = &[
     def("sql_safe_updates",               boolean(false),                                       BOTH,    DYN,       "Reject UPDATE and DELETE without a key in WHERE or a LIMIT."),
     def("sql_select_limit",               uint(u64::MAX, 0, u64::MAX),                          BOTH,    DYN,       "Most rows a SELECT returns to the client."),
     def("system_time_zone",               string("UTC"),                                        GLOBAL,  RO,        "Time zone of the machine, read at startup."),
+    def("thread_cache_size",              uint(9, 0, 16_384),                                   GLOBAL,  DYN | OPT, "Idle connection threads kept for new connections; unless set, 8 + max_connections / 100."),
     def("time_zone",                      time_zone("SYSTEM"),                                  BOTH,    DYN | OPT, "Session time zone: SYSTEM, UTC or an offset like +02:00 (option name also default_time_zone)."),
     def("tmpdir",                         path("/tmp"),                                         GLOBAL,  OPT,       "Directory for temporary files; defaults to $TMPDIR, else /tmp."),
     def("transaction_isolation",          enumeration(ISOLATION_LEVELS, "REPEATABLE-READ"),     BOTH,    DYN | OPT, "Isolation level of new transactions (alias tx_isolation)."),

@@ -10,12 +10,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let max = usize::from(limit) * 64;
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(async {
-        let mut reader = PacketReader::new(stream);
-        let mut payload = Vec::new();
-        while reader.read(&mut payload, max).await.is_ok() {
-            assert!(payload.len() <= max);
-        }
-    });
+    let mut reader = PacketReader::new(stream);
+    let mut payload = Vec::new();
+    while reader.read(&mut payload, max).is_ok() {
+        assert!(payload.len() <= max);
+    }
 });

@@ -1,4 +1,4 @@
-//! The per-connection state machine, run on the connection's worker thread.
+//! The per-connection state machine, run on the connection's own thread.
 //!
 //! ```text
 //!            accept
@@ -11,12 +11,13 @@
 //!                  COM_QUIT / kill / client gone / COM_CHANGE_USER failure -> close
 //! ```
 //!
-//! The worker owns the backend session, the prepared-statement table and the
-//! output buffer; the async I/O task only moves bytes (see [`wire`]).
+//! The thread owns the backend session, the prepared-statement table, the
+//! socket and its buffers ([`wire`], over [`transport`]).
 
 mod auth_flow;
 mod output;
 mod statement;
+mod transport;
 pub(crate) mod wire;
 
 use std::collections::HashMap;
@@ -39,9 +40,9 @@ use crate::server::{ProcessEntry, Shared};
 use auth_flow::{AuthFailure, AUTH_MAX_PACKET};
 use output::{encode_eof, encode_ok, ResultWriter, RowFormat};
 use statement::PreparedStmt;
-use wire::{ReadDeadline, Wire};
+use wire::{ReadDeadline, Wire, WireBuffers};
 
-/// Everything the worker knows about its connection.
+/// Everything the connection thread knows about its connection.
 pub(crate) struct Connection<B: Backend> {
     backend: Arc<B>,
     shared: Arc<Shared>,
@@ -64,14 +65,15 @@ pub(crate) struct Connection<B: Backend> {
     columns: Vec<ColumnDef>,
 }
 
-/// Worker thread entry point: runs one connection to completion.
+/// Connection thread entry point: runs one connection to completion and
+/// hands back the socket buffers for the thread's next connection.
 pub(crate) fn run<B: Backend>(
     backend: Arc<B>,
     shared: Arc<Shared>,
     wire: Wire,
     entry: Arc<ProcessEntry>,
     peer: SocketAddr,
-) {
+) -> WireBuffers {
     let state = SessionState {
         status: StatusFlags::AUTOCOMMIT,
         wait_timeout: shared.config.connect_timeout,
@@ -108,14 +110,24 @@ pub(crate) fn run<B: Backend>(
     if outcome.is_err() {
         tracing::error!(
             id = conn.id,
-            "connection worker panicked; connection closed"
+            "connection thread panicked; connection closed"
         );
+        // A half-encoded reply must not reach the client.
+        conn.wire.out.clear();
         conn.wire.close();
     }
+    conn.entry.detach_socket();
+    conn.wire.into_buffers()
 }
 
 /// The connection is over; nothing more is sent.
 struct Closed;
+
+/// Initial capacity of the command payload buffer.
+const COMMAND_BUFFER: usize = 1024;
+
+/// A command buffer grown beyond this is released after the command.
+const MAX_KEPT_COMMAND_BUFFER: usize = 1 << 20;
 
 impl<B: Backend> Connection<B> {
     fn handshake(&mut self) -> Result<(), Closed> {
@@ -269,21 +281,33 @@ impl<B: Backend> Connection<B> {
         self.state.status
     }
 
+    // PERF: the per-command loop: one recv, the backend call, one send; the
+    // payload buffer is reused.
     fn command_loop(&mut self) {
+        let mut payload = Vec::with_capacity(COMMAND_BUFFER);
         loop {
-            let packet = match self
+            if self
                 .wire
-                .read_command(self.state.wait_timeout, self.state.max_allowed_packet)
+                .read_command(
+                    self.state.wait_timeout,
+                    self.state.max_allowed_packet,
+                    &mut payload,
+                )
+                .is_err()
             {
-                Ok(p) => p,
-                Err(_) => return,
-            };
+                return;
+            }
             self.entry.cancel_flag().clear();
-            let keep_going = self.dispatch(&packet.payload);
+            let keep_going = self.dispatch(&payload);
             self.refresh_state();
             self.entry.end_command(self.state.schema.as_deref());
             if !keep_going || self.entry.is_killed() || self.wire.flush().is_err() {
                 return;
+            }
+            if payload.capacity() > MAX_KEPT_COMMAND_BUFFER {
+                // One huge statement must not pin its buffer for the
+                // connection's life.
+                payload = Vec::with_capacity(COMMAND_BUFFER);
             }
         }
     }

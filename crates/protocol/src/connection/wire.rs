@@ -1,51 +1,79 @@
-//! The worker thread's side of the socket: a framed output buffer and the
-//! two channels to the connection's async I/O task.
+//! The connection thread's side of the socket: a framed output buffer, a
+//! packet reader, and the protocol's reactions to read failures.
 //!
 //! ```text
-//!   worker thread                          async I/O task (tokio)
-//!   -------------                          ----------------------
-//!   Wire::packet/flush --ToIo::Write-->    write_all to the socket
-//!   Wire::read ---------ToIo::Read----->   flush, read one logical packet
-//!              <--------Packet---------    (timeout, kill, shutdown aware)
-//!   Wire::start_tls ----ToIo::StartTls->   TLS handshake on the socket
-//!   drop(Wire) / ToIo::Close ---------->   close the socket
+//!   Wire::packet / err ──> PacketBuf (framed, sequence ids)
+//!   Wire::flush ─────────> one write of the whole buffer (64 KiB at most
+//!                          between flushes while rows stream)
+//!   Wire::read ──────────> flush, then block in recv until one logical
+//!                          packet is in (SO_RCVTIMEO = deadline)
+//!   Wire::start_tls ─────> flush, rustls handshake on the same socket
+//!   Wire::close ─────────> flush, TLS close_notify, TCP FIN
 //! ```
 //!
-//! The worker blocks on `blocking_send`/`blocking_recv`; the I/O task never
-//! blocks. A closed channel in either direction means the connection is over.
+//! A command's reply is built completely in the buffer and written with one
+//! `write`: a `SELECT 1` costs one `recv` and one `send`, and the thread
+//! sleeps in the kernel between commands, woken only by the client's bytes,
+//! by `KILL`/shutdown (which shut the socket's read side, making the `recv`
+//! return end of stream) or by its `wait_timeout`.
+//!
+//! When a read fails, the wire answers as MySQL does before giving up:
+//!
+//! | cause                                   | reply              |
+//! |-----------------------------------------|--------------------|
+//! | server shutdown                         | ERR 1053, seq 0    |
+//! | `KILL CONNECTION`                       | none               |
+//! | `wait_timeout` between commands         | ERR 4031, seq 0    |
+//! | `connect_timeout` in the handshake      | none               |
+//! | packet over `max_allowed_packet`        | ERR 1153           |
+//! | wrong sequence id                       | ERR 1156           |
+//! | client closed / I/O error               | none               |
 
-use std::time::Duration;
-
-use tokio::sync::mpsc;
+use std::io::Write;
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::backend::OutputError;
-use crate::error::ServerError;
-use crate::packet::PacketBuf;
+use crate::error::{ProtocolError, ServerError};
+use crate::packet::{PacketBuf, PacketReader};
+use crate::server::{ProcessEntry, Shared};
 
-/// Output is handed to the I/O task once this many bytes are buffered.
+use super::transport::{accept_tls, is_timeout, Inbound, ReadLimit, Socket, Transport};
+
+/// Output is written to the socket once this many bytes are buffered.
 pub(crate) const FLUSH_THRESHOLD: usize = 64 * 1024;
 
-/// Requests from the worker to the I/O task.
+/// Size of the receive buffer: a command of this size or less is read with
+/// one `recv`.
+const READ_BUFFER: usize = 16 * 1024;
+
+/// Initial capacity of the output buffer.
+const OUT_BUFFER: usize = 4 * 1024;
+
+/// An output buffer grown beyond this (a large result) is not kept for the
+/// next connection.
+const MAX_KEPT_OUT_BUFFER: usize = 1 << 20;
+
+/// The allocations of a connection's socket buffers, kept by a connection
+/// thread from one connection to the next so that a new connection
+/// allocates none.
 #[derive(Debug)]
-pub(crate) enum ToIo {
-    /// Framed bytes to write.
-    Write(Vec<u8>),
-    /// Read the next logical packet.
-    Read {
-        /// Sequence id the packet must carry.
-        expected_seq: u8,
-        /// How long to wait.
-        deadline: ReadDeadline,
-        /// `max_allowed_packet` in force.
-        max_packet: usize,
-    },
-    /// Wrap the socket in TLS (after an SSLRequest) before the next read.
-    StartTls,
-    /// Close the connection after writing what was sent.
-    Close,
+pub(crate) struct WireBuffers {
+    read: Vec<u8>,
+    out: Vec<u8>,
 }
 
-/// How long the I/O task waits for a packet.
+impl Default for WireBuffers {
+    fn default() -> Self {
+        WireBuffers {
+            read: vec![0; READ_BUFFER],
+            out: Vec::with_capacity(OUT_BUFFER),
+        }
+    }
+}
+
+/// How long a read waits.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ReadDeadline {
     /// Still in the connection phase: `connect_timeout` from accept.
@@ -57,8 +85,6 @@ pub(crate) enum ReadDeadline {
 /// A logical packet from the client.
 #[derive(Debug)]
 pub(crate) struct Packet {
-    /// Sequence id of the packet's last chunk.
-    pub seq: u8,
     /// Joined payload.
     pub payload: Vec<u8>,
 }
@@ -73,26 +99,70 @@ impl From<Disconnected> for OutputError {
     }
 }
 
-/// Worker-side connection endpoint.
+/// The connection's socket as its thread sees it.
 #[derive(Debug)]
 pub(crate) struct Wire {
     pub out: PacketBuf,
-    to_io: mpsc::Sender<ToIo>,
-    from_io: mpsc::Receiver<Packet>,
+    reader: PacketReader<Inbound>,
+    entry: Arc<ProcessEntry>,
+    shared: Arc<Shared>,
+    /// End of the connection phase (accept + `connect_timeout`).
+    handshake_until: Instant,
     gone: bool,
 }
 
 impl Wire {
-    pub(crate) fn new(to_io: mpsc::Sender<ToIo>, from_io: mpsc::Receiver<Packet>) -> Self {
+    /// Takes over an accepted socket (already registered in the process
+    /// list under `entry`). `accepted` starts the `connect_timeout` clock.
+    pub(crate) fn new(
+        tcp: Arc<TcpStream>,
+        accepted: Instant,
+        entry: Arc<ProcessEntry>,
+        shared: Arc<Shared>,
+        buffers: WireBuffers,
+    ) -> Self {
+        let handshake_until = accepted + shared.config.connect_timeout;
+        let mut gone = false;
+        // A socket these calls fail on is already broken: the first read or
+        // write reports it and the connection ends there.
+        let setup = tcp
+            .set_nodelay(true)
+            .and_then(|()| tcp.set_write_timeout(Some(shared.config.net_write_timeout)));
+        if let Err(e) = setup {
+            tracing::debug!(id = entry.id(), error = %e, "socket setup failed");
+            gone = true;
+        }
+        let socket = Socket::new(tcp, ReadLimit::Until(handshake_until));
         Wire {
-            out: PacketBuf::new(0),
-            to_io,
-            from_io,
-            gone: false,
+            out: PacketBuf::from_vec(buffers.out, 0),
+            reader: PacketReader::new(Inbound::new(Transport::Plain(socket), buffers.read)),
+            entry,
+            shared,
+            handshake_until,
+            gone,
         }
     }
 
-    /// Sends buffered output to the I/O task.
+    fn transport(&mut self) -> &mut Transport {
+        self.reader.get_mut().transport()
+    }
+
+    /// Releases the socket (closing it unless the process list still
+    /// holds it) and returns the buffers for the thread's next connection.
+    pub(crate) fn into_buffers(self) -> WireBuffers {
+        let mut out = self.out.into_vec();
+        out.clear();
+        if out.capacity() > MAX_KEPT_OUT_BUFFER {
+            out = Vec::with_capacity(OUT_BUFFER);
+        }
+        WireBuffers {
+            read: self.reader.into_inner().into_buffer(),
+            out,
+        }
+    }
+
+    /// Writes the buffered output.
+    // PERF: one `send` per reply; the buffer keeps its capacity.
     pub(crate) fn flush(&mut self) -> Result<(), Disconnected> {
         if self.gone {
             return Err(Disconnected);
@@ -100,8 +170,13 @@ impl Wire {
         if self.out.is_empty() {
             return Ok(());
         }
-        let bytes = self.out.take();
-        if self.to_io.blocking_send(ToIo::Write(bytes)).is_err() {
+        let transport = self.reader.get_mut().transport();
+        let written = transport
+            .write_all(self.out.as_bytes())
+            .and_then(|()| transport.flush());
+        self.out.clear();
+        if let Err(e) = written {
+            tracing::debug!(id = self.entry.id(), error = %e, "write failed");
             self.gone = true;
             return Err(Disconnected);
         }
@@ -139,55 +214,128 @@ impl Wire {
         deadline: ReadDeadline,
         max_packet: usize,
     ) -> Result<Packet, Disconnected> {
+        let mut payload = Vec::new();
+        self.read_into(deadline, max_packet, &mut payload)?;
+        Ok(Packet { payload })
+    }
+
+    /// Reads the first packet of a new command (sequence id 0) into
+    /// `payload`, reusing its allocation.
+    pub(crate) fn read_command(
+        &mut self,
+        idle: Duration,
+        max_packet: usize,
+        payload: &mut Vec<u8>,
+    ) -> Result<(), Disconnected> {
+        self.out.set_seq(0);
+        self.read_into(ReadDeadline::Idle(idle), max_packet, payload)
+    }
+
+    // PERF: once per command: no allocation unless the payload outgrows
+    // the reused buffer.
+    fn read_into(
+        &mut self,
+        deadline: ReadDeadline,
+        max_packet: usize,
+        payload: &mut Vec<u8>,
+    ) -> Result<(), Disconnected> {
         self.flush()?;
-        let req = ToIo::Read {
-            expected_seq: self.out.seq(),
-            deadline,
-            max_packet,
+        let limit = match deadline {
+            ReadDeadline::Handshake => ReadLimit::Until(self.handshake_until),
+            ReadDeadline::Idle(d) => ReadLimit::Each(d),
         };
-        if self.to_io.blocking_send(req).is_err() {
+        let Some(socket) = self.transport().socket_mut() else {
+            self.gone = true;
+            return Err(Disconnected);
+        };
+        socket.set_limit(limit);
+        self.reader.set_next_seq(self.out.seq());
+        let result = self.reader.read(payload, max_packet);
+        // KILL and shutdown win over whatever the read returned, as they
+        // may have caused it (the read side was shut down).
+        if self.entry.is_killed() {
+            if self.shared.is_shutting_down() {
+                self.last_words(&ServerError::server_shutdown(), 0);
+            }
             self.gone = true;
             return Err(Disconnected);
         }
-        match self.from_io.blocking_recv() {
-            Some(p) => {
-                self.out.set_seq(p.seq.wrapping_add(1));
-                Ok(p)
+        match result {
+            Ok(seq) => {
+                self.out.set_seq(seq.wrapping_add(1));
+                Ok(())
             }
-            None => {
+            Err(e) => {
+                let id = self.entry.id();
+                match &e {
+                    ProtocolError::PacketTooLarge { .. } | ProtocolError::OutOfOrder { .. } => {
+                        tracing::debug!(id, error = %e, "bad packet");
+                        if let Some(err) = e.to_server_error() {
+                            let seq = self.reader.next_seq();
+                            self.last_words(&err, seq);
+                        }
+                    }
+                    ProtocolError::Io(io) if is_timeout(io) => {
+                        let in_session = matches!(deadline, ReadDeadline::Idle(_));
+                        tracing::debug!(id, in_session, "read timed out");
+                        if in_session {
+                            self.last_words(&ServerError::interaction_timeout(), 0);
+                        }
+                    }
+                    _ => tracing::debug!(id, error = %e, "read failed"),
+                }
                 self.gone = true;
                 Err(Disconnected)
             }
         }
     }
 
-    /// Reads the first packet of a new command (sequence id 0).
-    pub(crate) fn read_command(
-        &mut self,
-        idle: Duration,
-        max_packet: usize,
-    ) -> Result<Packet, Disconnected> {
-        self.out.set_seq(0);
-        self.read(ReadDeadline::Idle(idle), max_packet)
+    /// Sends `err` with sequence id `seq` as the connection's final packet.
+    fn last_words(&mut self, err: &ServerError, seq: u8) {
+        self.out.clear();
+        self.out.set_seq(seq);
+        self.err(err);
+        let _ = self.flush();
     }
 
-    /// Flushes and asks the I/O task to switch the socket to TLS; a failed
-    /// TLS handshake closes the connection (seen by the next read).
+    /// Flushes and switches the socket to TLS; a failed TLS handshake
+    /// closes the connection.
     pub(crate) fn start_tls(&mut self) -> Result<(), Disconnected> {
         self.flush()?;
-        if self.to_io.blocking_send(ToIo::StartTls).is_err() {
+        let Some(config) = self.shared.tls.as_ref().map(|a| a.config()) else {
             self.gone = true;
             return Err(Disconnected);
+        };
+        let inbound = self.reader.get_mut();
+        // Bytes read past the SSLRequest are the start of the TLS hello.
+        let early = inbound.take_buffered();
+        let Transport::Plain(mut socket) =
+            std::mem::replace(inbound.transport(), Transport::Detached)
+        else {
+            tracing::debug!(id = self.entry.id(), "TLS requested twice");
+            self.gone = true;
+            return Err(Disconnected);
+        };
+        socket.set_limit(ReadLimit::Until(self.handshake_until));
+        match accept_tls(config, socket, &early) {
+            Ok(tls) => {
+                *inbound.transport() = Transport::Tls(Box::new(tls));
+                tracing::debug!(id = self.entry.id(), "TLS established");
+                Ok(())
+            }
+            Err(e) => {
+                tracing::debug!(id = self.entry.id(), error = %e, "TLS handshake failed");
+                self.gone = true;
+                Err(Disconnected)
+            }
         }
-        Ok(())
     }
 
-    /// Flushes and asks the I/O task to close the socket.
+    /// Flushes what is buffered and closes the connection.
     pub(crate) fn close(&mut self) {
-        if self.flush().is_ok() {
-            let _ = self.to_io.blocking_send(ToIo::Close);
-        }
+        let _ = self.flush();
         self.gone = true;
+        self.transport().close();
     }
 }
 

@@ -11,17 +11,19 @@
 //! each chunk takes the next sequence id. [`PacketReader`] joins chunks back
 //! into one payload, [`PacketBuf`] splits on the way out.
 
-use tokio::io::{AsyncRead, AsyncReadExt};
+use std::io::{BufRead, ErrorKind};
 
 use crate::error::ProtocolError;
 
 /// Largest payload of one physical chunk.
 pub const MAX_CHUNK: usize = 0xFF_FFFF;
 
-/// Reads logical packets from an async byte stream, never trusting lengths.
+/// Reads logical packets from a buffered byte stream, never trusting lengths.
 ///
-/// The reader allocates as bytes arrive (never from an announced length),
-/// checks `max_allowed_packet` against the announced length before reading a
+/// The reader is blocking (the connection's own thread calls it; see
+/// [`crate::server`]). It grows the payload only by the bytes actually
+/// present in the stream's buffer (never from an announced length), checks
+/// `max_allowed_packet` against the announced length before reading a
 /// chunk, and checks sequence ids.
 #[derive(Debug)]
 pub struct PacketReader<R> {
@@ -29,8 +31,8 @@ pub struct PacketReader<R> {
     next_seq: u8,
 }
 
-impl<R: AsyncRead + Unpin> PacketReader<R> {
-    /// Wraps a (preferably buffered) stream.
+impl<R: BufRead> PacketReader<R> {
+    /// Wraps a buffered stream.
     pub fn new(inner: R) -> Self {
         PacketReader { inner, next_seq: 0 }
     }
@@ -56,22 +58,25 @@ impl<R: AsyncRead + Unpin> PacketReader<R> {
         &mut self.inner
     }
 
+    /// Unwraps the stream.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+
     /// Reads one logical packet into `payload` (cleared first) and returns
     /// the sequence id of its last chunk (the reply continues from it).
     ///
     /// End of stream at a packet boundary or in the middle of a packet is
     /// [`ProtocolError::ConnectionClosed`]; a packet larger than `max_packet`
-    /// is [`ProtocolError::PacketTooLarge`] and nothing more is read.
-    // PERF: one call per command; `payload` is reused by the caller.
-    pub async fn read(
-        &mut self,
-        payload: &mut Vec<u8>,
-        max_packet: usize,
-    ) -> Result<u8, ProtocolError> {
+    /// is [`ProtocolError::PacketTooLarge`] and nothing more is read. Other
+    /// I/O errors (including a read timeout) are [`ProtocolError::Io`].
+    // PERF: one call per command; `payload` is reused by the caller, and a
+    // small command arriving in one segment costs one `read` of the stream.
+    pub fn read(&mut self, payload: &mut Vec<u8>, max_packet: usize) -> Result<u8, ProtocolError> {
         payload.clear();
         loop {
             let mut header = [0u8; 4];
-            read_exact_or_closed(&mut self.inner, &mut header).await?;
+            self.read_exact_or_closed(&mut header)?;
             let len =
                 usize::from(header[0]) | usize::from(header[1]) << 8 | usize::from(header[2]) << 16;
             let seq = header[3];
@@ -88,30 +93,54 @@ impl<R: AsyncRead + Unpin> PacketReader<R> {
                     limit: max_packet,
                 });
             }
-            let got = (&mut self.inner)
-                .take(len as u64)
-                .read_to_end(payload)
-                .await?;
-            if got != len {
-                return Err(ProtocolError::ConnectionClosed);
-            }
+            self.append(payload, len)?;
             if len < MAX_CHUNK {
                 return Ok(seq);
             }
         }
     }
+
+    /// Appends exactly `len` bytes to `payload`, in pieces of what the
+    /// buffer holds.
+    fn append(&mut self, payload: &mut Vec<u8>, mut len: usize) -> Result<(), ProtocolError> {
+        while len > 0 {
+            let available = fill(&mut self.inner)?;
+            let n = available.len().min(len);
+            payload.extend_from_slice(&available[..n]);
+            self.inner.consume(n);
+            len -= n;
+        }
+        Ok(())
+    }
+
+    fn read_exact_or_closed(&mut self, out: &mut [u8]) -> Result<(), ProtocolError> {
+        let mut at = 0;
+        while at < out.len() {
+            let available = fill(&mut self.inner)?;
+            let n = available.len().min(out.len() - at);
+            out[at..at + n].copy_from_slice(&available[..n]);
+            self.inner.consume(n);
+            at += n;
+        }
+        Ok(())
+    }
 }
 
-async fn read_exact_or_closed<R: AsyncRead + Unpin>(
-    r: &mut R,
-    buf: &mut [u8],
-) -> Result<(), ProtocolError> {
-    match r.read_exact(buf).await {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            Err(ProtocolError::ConnectionClosed)
+/// The buffered bytes, refilling once when empty; end of stream is
+/// [`ProtocolError::ConnectionClosed`].
+fn fill<R: BufRead>(r: &mut R) -> Result<&[u8], ProtocolError> {
+    loop {
+        match r.fill_buf() {
+            Ok(_) => break,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
         }
-        Err(e) => Err(e.into()),
+    }
+    // The buffer is filled now (or the stream ended): this call only
+    // returns what is buffered.
+    match r.fill_buf()? {
+        [] => Err(ProtocolError::ConnectionClosed),
+        buf => Ok(buf),
     }
 }
 
@@ -138,6 +167,17 @@ impl PacketBuf {
             buf: Vec::with_capacity(4096),
             seq,
         }
+    }
+
+    /// An empty buffer over `buf`'s allocation (its contents are dropped).
+    pub fn from_vec(mut buf: Vec<u8>, seq: u8) -> Self {
+        buf.clear();
+        PacketBuf { buf, seq }
+    }
+
+    /// The underlying allocation (with whatever is buffered).
+    pub fn into_vec(self) -> Vec<u8> {
+        self.buf
     }
 
     /// The sequence id the next packet will carry.
@@ -215,6 +255,16 @@ impl PacketBuf {
         self.finish(s);
     }
 
+    /// The buffered bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Drops the buffered bytes, keeping the allocation (sequence kept).
+    pub fn clear(&mut self) {
+        self.buf.clear();
+    }
+
     /// Takes the buffered bytes, leaving the buffer empty (sequence kept).
     pub fn take(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf)
@@ -232,29 +282,29 @@ mod tests {
         (payload, b.take())
     }
 
-    async fn read_back(bytes: &[u8], seq: u8, max: usize) -> Result<Vec<u8>, ProtocolError> {
+    fn read_back(bytes: &[u8], seq: u8, max: usize) -> Result<Vec<u8>, ProtocolError> {
         let mut r = PacketReader::new(bytes);
         r.set_next_seq(seq);
         let mut out = Vec::new();
-        r.read(&mut out, max).await.map(|_| out)
+        r.read(&mut out, max).map(|_| out)
     }
 
-    #[tokio::test]
-    async fn split_and_join_round_trip_around_the_chunk_size() {
+    #[test]
+    fn split_and_join_round_trip_around_the_chunk_size() {
         for len in [0, 1, MAX_CHUNK - 1, MAX_CHUNK, MAX_CHUNK + 1, 2 * MAX_CHUNK] {
             let (payload, bytes) = frame(len, 3);
             let chunks = len / MAX_CHUNK + 1;
             assert_eq!(bytes.len(), len + 4 * chunks, "framing of {len}");
-            let got = read_back(&bytes, 3, usize::MAX).await.unwrap();
+            let got = read_back(&bytes, 3, usize::MAX).unwrap();
             assert!(got == payload, "payload of {len} bytes changed");
         }
     }
 
-    #[tokio::test]
-    async fn wrong_sequence_id_is_out_of_order() {
+    #[test]
+    fn wrong_sequence_id_is_out_of_order() {
         let (_, bytes) = frame(10, 5);
         assert!(matches!(
-            read_back(&bytes, 0, 1 << 20).await,
+            read_back(&bytes, 0, 1 << 20),
             Err(ProtocolError::OutOfOrder {
                 expected: 0,
                 got: 5
@@ -262,26 +312,26 @@ mod tests {
         ));
     }
 
-    #[tokio::test]
-    async fn oversized_packet_is_rejected_before_reading_it() {
+    #[test]
+    fn oversized_packet_is_rejected_before_reading_it() {
         // Only the header is present: the reader must refuse from the length alone.
         let bytes = [0xFF, 0xFF, 0x10, 0];
         assert!(matches!(
-            read_back(&bytes, 0, 1024).await,
+            read_back(&bytes, 0, 1024),
             Err(ProtocolError::PacketTooLarge { .. })
         ));
         let (_, bytes) = frame(1025, 0);
-        assert!(read_back(&bytes, 0, 1024).await.is_err());
+        assert!(read_back(&bytes, 0, 1024).is_err());
         let (_, bytes) = frame(1024, 0);
-        assert!(read_back(&bytes, 0, 1024).await.is_ok());
+        assert!(read_back(&bytes, 0, 1024).is_ok());
     }
 
-    #[tokio::test]
-    async fn eof_inside_a_packet_is_a_clean_close() {
+    #[test]
+    fn eof_inside_a_packet_is_a_clean_close() {
         let (_, bytes) = frame(100, 0);
         for cut in [0, 2, 4, 50] {
             assert!(matches!(
-                read_back(&bytes[..cut], 0, 1 << 20).await,
+                read_back(&bytes[..cut], 0, 1 << 20),
                 Err(ProtocolError::ConnectionClosed)
             ));
         }

@@ -1,66 +1,87 @@
-//! Accept loop, connection I/O tasks, worker threads and shutdown.
+//! Connection threads, the thread cache, admission and shutdown.
 //!
 //! ```text
-//!   serve() ── accept ──┬── over max_connections? ── ERR 1040, close
-//!                       └── register in ProcessList, spawn:
-//!                             I/O task (tokio)  <── channels ──>  worker thread (std)
-//!                             socket reads/writes,                 handshake, auth,
-//!                             timeouts, KILL, shutdown             backend calls, encoding
+//!   serve(listener) ── start the first connection thread, wait for shutdown
+//!
+//!   connection thread (std, cached):
+//!     loop {
+//!       accept(2) on the shared listener (blocking; the kernel wakes one thread)
+//!       took the last accepting slot? ── start a replacement thread
+//!       over max_connections? ── ERR 1040, close, next
+//!       register in ProcessList (with the socket)
+//!       greeting, auth, then per command:
+//!         recv ── dispatch to the backend ── one send of the whole reply
+//!       close session, FIN, unregister
+//!       room in the cache? ── accept again : exit
+//!     }
 //! ```
 //!
-//! **Threads.** Each connection gets one dedicated worker thread, as MySQL's
-//! default `one-thread-per-connection` handling: it owns the backend session
-//! and is the only thread that calls the backend for that connection, so
-//! engine work (latches, fsync waits, sleeps) never runs on a tokio reactor
-//! thread and one slow statement cannot delay another connection. A
-//! dedicated thread (rather than `spawn_blocking` per command) keeps the
-//! session on one thread for its whole life, gives a predictable stack for
-//! deep SQL recursion (`worker_stack_size`), costs no pool hand-off per
-//! command, and cannot be starved by unrelated blocking work in a shared
-//! pool. It sleeps in `blocking_recv` while the connection is idle.
+//! **Threads.** Each connection is served by one OS thread from greeting to
+//! close, as MySQL's default `one-thread-per-connection` handling: the
+//! thread owns the backend session, reads commands from the socket itself,
+//! runs them and writes the replies. Engine work (latches, fsync waits,
+//! sleeps) therefore never runs on a tokio reactor thread, and one slow
+//! statement cannot delay another connection. Because the thread does its
+//! own socket I/O and accepts its own connection, a command costs one
+//! wake-up of one thread (the kernel wakes it when the client's bytes
+//! arrive) and a new connection costs one wake-up (of a thread waiting in
+//! `accept`), with no hand-off between threads. Threads whose connection
+//! ended wait in `accept` for the next one, up to `thread_cache_size` of
+//! them (module `thread_cache`), so a new connection usually costs no thread
+//! creation either. The caller's tokio runtime only awaits the end of
+//! [`Server::serve`].
 //!
-//! **What wakes whom.** The worker sends `Write` chunks (at 64 KiB or when it
-//! needs input), `StartTls` after an SSLRequest, and `Read` requests; the
-//! I/O task writes (or runs the TLS handshake), then reads one
-//! packet, racing it against the idle deadline (`wait_timeout`, or
-//! `connect_timeout` during the handshake), a `KILL CONNECTION` of this
-//! connection and server shutdown. On idle timeout it sends ERR 4031, on
-//! shutdown ERR 1053, on an oversized packet ERR 1153, on a sequence error
-//! ERR 1156; then it drops the channel, which wakes the worker out of
-//! `blocking_recv`, and the worker closes the session.
+//! **What wakes a connection thread.** In `accept`: a new client; the
+//! listener's shutdown. In `recv`: the client's bytes; the read timeout
+//! (`SO_RCVTIMEO`: the rest of `connect_timeout` during the handshake,
+//! `wait_timeout` between commands, answered with ERR 4031); `KILL
+//! CONNECTION` and shutdown, which set the entry's kill flag and then shut
+//! the socket's read side down so the `recv` returns end of stream at once
+//! (shutdown answers with ERR 1053; the socket can still send). In `send`:
+//! the client reading, or `SO_SNDTIMEO` (`net_write_timeout`). A running
+//! statement is not interrupted by the socket: `KILL QUERY`, `KILL
+//! CONNECTION` and shutdown set the session's cancel flag, which the
+//! backend polls (error 1317); a killed connection closes after its
+//! command.
+//!
+//! **Shutdown.** [`ServerHandle::shutdown`] marks the server stopping,
+//! shuts the listening socket down (every thread in `accept` wakes and
+//! exits) and kills every connection as above; [`Server::serve`] returns
+//! once every connection thread has closed its session, unregistered and
+//! exited.
 //!
 //! **max_connections.** Connections counted are all registered ones,
-//! including those still authenticating. The first connection beyond the
-//! limit receives ERR 1040 "Too many connections" instead of the greeting.
-//! MySQL keeps one extra slot for `CONNECTION_ADMIN`/`SUPER` accounts; Basalt
-//! reserves none, because the account is unknown before the handshake.
+//! including those still authenticating; the check and the registration
+//! are one step under the registry's lock, so concurrent accepts cannot
+//! overshoot. The first connection beyond the limit receives ERR 1040 "Too
+//! many connections" instead of the greeting. MySQL keeps one extra slot
+//! for `CONNECTION_ADMIN`/`SUPER` accounts; Basalt reserves none, because
+//! the account is unknown before the handshake.
 
 mod registry;
-mod stream;
+mod thread_cache;
 
 pub use registry::{ProcessEntry, ProcessInfo, ProcessList};
+pub use thread_cache::ThreadStats;
 
-use std::net::SocketAddr;
+use std::io::{ErrorKind, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener as StdTcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
-use tokio::task::JoinSet;
+use parking_lot::Mutex;
+use tokio::net::TcpListener;
 
 use crate::auth::{AuthCache, AuthPlugin, RsaKeys};
-use crate::backend::Backend;
-use crate::connection::wire::{
-    encode_err, encode_err_pre_handshake, Packet, ReadDeadline, ToIo, Wire,
-};
+use crate::backend::{Backend, KillMode};
+use crate::connection::wire::{encode_err_pre_handshake, Wire, WireBuffers};
 use crate::error::{ProtocolError, ServerError};
-use crate::packet::{PacketBuf, PacketReader};
+use crate::packet::PacketBuf;
 use crate::tls::TlsSource;
 
-use stream::{Prefixed, Stream};
+use thread_cache::ThreadCache;
 
 /// Where the RSA key pair for caching_sha2 full authentication comes from.
 #[derive(Debug, Clone)]
@@ -89,8 +110,11 @@ pub struct ProtocolConfig {
     pub rsa_keys: RsaKeySource,
     /// Source of the TLS certificate; `TlsSource::Disabled` stops offering `CLIENT_SSL`.
     pub tls: TlsSource,
-    /// Stack size of connection worker threads.
+    /// Stack size of connection threads.
     pub worker_stack_size: usize,
+    /// `thread_cache_size`: idle connection threads kept for new
+    /// connections (dynamic through [`ServerHandle::set_thread_cache_size`]).
+    pub thread_cache_size: usize,
 }
 
 impl Default for ProtocolConfig {
@@ -103,11 +127,13 @@ impl Default for ProtocolConfig {
             rsa_keys: RsaKeySource::Generate,
             tls: TlsSource::SelfSigned,
             worker_stack_size: 2 << 20,
+            // MySQL's autosizing: 8 + max_connections / 100.
+            thread_cache_size: 9,
         }
     }
 }
 
-/// Server-wide state shared by the accept loop, I/O tasks and workers.
+/// Server-wide state shared by the connection threads and the handle.
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub config: ProtocolConfig,
@@ -117,10 +143,19 @@ pub(crate) struct Shared {
     pub tls: Option<crate::tls::Acceptor>,
     pub process_list: ProcessList,
     next_id: AtomicU32,
-    shutdown: watch::Sender<bool>,
+    /// Read by connection threads woken by a kill: shutdown or `KILL`?
+    shutting_down: AtomicBool,
+    threads: ThreadCache,
+    /// The listening socket while `serve` runs (shut down to stop).
+    listener: Mutex<Option<Arc<StdTcpListener>>>,
 }
 
 impl Shared {
+    /// True once [`ServerHandle::shutdown`] was called.
+    pub(crate) fn is_shutting_down(&self) -> bool {
+        self.shutting_down.load(Ordering::Acquire)
+    }
+
     fn allocate_id(&self) -> u32 {
         loop {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -128,6 +163,15 @@ impl Shared {
                 return id;
             }
         }
+    }
+}
+
+/// Wakes every thread blocked in `accept` on `listener`: on Linux a
+/// listening socket shut down for reading stops listening, and pending and
+/// future `accept` calls fail at once.
+fn shut_listener(listener: &StdTcpListener) {
+    if let Err(e) = socket2::SockRef::from(listener).shutdown(Shutdown::Both) {
+        tracing::warn!(error = %e, "cannot shut the listening socket down");
     }
 }
 
@@ -143,13 +187,30 @@ impl ServerHandle {
     /// running statements and closes their connections when they return.
     /// [`Server::serve`] returns once every connection has ended.
     pub fn shutdown(&self) {
-        self.shared.shutdown.send_replace(true);
+        if self.shared.shutting_down.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.shared.threads.stop();
+        if let Some(listener) = self.shared.listener.lock().as_ref() {
+            shut_listener(listener);
+        }
         self.shared.process_list.kill_all();
     }
 
     /// Changes `max_connections` for connections accepted from now on.
     pub fn set_max_connections(&self, n: usize) {
         self.shared.max_connections.store(n, Ordering::Relaxed);
+    }
+
+    /// Changes `thread_cache_size`; surplus threads exit after their next
+    /// connection.
+    pub fn set_thread_cache_size(&self, n: usize) {
+        self.shared.threads.set_capacity(n);
+    }
+
+    /// Counters of the connection thread cache.
+    pub fn thread_stats(&self) -> ThreadStats {
+        self.shared.threads.stats()
     }
 
     /// The registry of live connections.
@@ -181,16 +242,17 @@ impl<B: Backend> Server<B> {
             RsaKeySource::Generate => Arc::new(RsaKeys::generate(2048)?),
         };
         let tls = crate::tls::acceptor(&config.tls)?;
-        let (shutdown, _) = watch::channel(false);
         let shared = Arc::new(Shared {
             tls,
             max_connections: AtomicUsize::new(config.max_connections),
+            threads: ThreadCache::new(config.thread_cache_size),
+            shutting_down: AtomicBool::new(false),
+            listener: Mutex::new(None),
             config,
             auth_cache: Arc::new(AuthCache::new()),
             rsa,
             process_list: ProcessList::new(),
             next_id: AtomicU32::new(1),
-            shutdown,
         });
         Ok(Server { backend, shared })
     }
@@ -202,290 +264,168 @@ impl<B: Backend> Server<B> {
         }
     }
 
-    /// Accepts connections until [`ServerHandle::shutdown`], then waits for
-    /// every connection to end.
+    /// Serves connections on `listener` until [`ServerHandle::shutdown`],
+    /// then waits for every connection to end. The listener is taken over
+    /// by the connection threads (blocking `accept`); the caller's runtime
+    /// only awaits the end.
     pub async fn serve(self, listener: TcpListener) -> Result<(), ProtocolError> {
-        let mut shutdown = self.shared.shutdown.subscribe();
-        let mut tasks = JoinSet::new();
-        loop {
-            if *shutdown.borrow() {
-                break;
-            }
-            tokio::select! {
-                accepted = listener.accept() => {
-                    match accepted {
-                        Ok((stream, peer)) => self.admit(stream, peer, &mut tasks),
-                        Err(e) => {
-                            // EMFILE and friends: back off instead of spinning.
-                            tracing::warn!(error = %e, "accept failed");
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                        }
-                    }
-                }
-                _ = shutdown.changed() => {}
-                Some(done) = tasks.join_next(), if !tasks.is_empty() => log_task_end(done),
-            }
+        let listener = listener.into_std()?;
+        listener.set_nonblocking(false)?;
+        let listener = Arc::new(listener);
+        *self.shared.listener.lock() = Some(listener.clone());
+        if self.shared.is_shutting_down() {
+            // shutdown() ran before the listener was published.
+            shut_listener(&listener);
         }
-        drop(listener);
-        self.shared.process_list.kill_all();
-        while let Some(done) = tasks.join_next().await {
-            log_task_end(done);
+        let acceptor = Arc::new(Acceptor {
+            backend: self.backend,
+            shared: self.shared.clone(),
+            listener,
+        });
+        if !self.shared.is_shutting_down() && !acceptor.start_thread() {
+            return Err(ProtocolError::Io(std::io::Error::other(
+                "cannot start a connection thread",
+            )));
         }
+        drop(acceptor);
+        self.shared.threads.wait_all_exited().await;
+        // Connections that raced with shutdown are closed by now; the
+        // listening socket closes with the last reference.
+        self.shared.listener.lock().take();
         Ok(())
     }
+}
 
-    fn admit(&self, stream: TcpStream, peer: SocketAddr, tasks: &mut JoinSet<()>) {
-        let _ = stream.set_nodelay(true);
-        let max = self.shared.max_connections.load(Ordering::Relaxed);
-        if self.shared.process_list.len() >= max {
-            tracing::warn!(%peer, max, "too many connections");
-            tasks.spawn(refuse(stream, self.shared.config.net_write_timeout));
-            return;
-        }
-        let id = self.shared.allocate_id();
-        let entry = self.shared.process_list.register(id, peer.to_string());
-        let (to_io, from_worker) = mpsc::channel::<ToIo>(8);
-        let (to_worker, from_io) = mpsc::channel::<Packet>(1);
-        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-        let backend = self.backend.clone();
-        let shared = self.shared.clone();
-        let worker_entry = entry.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("basalt-conn-{id}"))
-            .stack_size(self.shared.config.worker_stack_size)
-            .spawn(move || {
-                let _done = done_tx;
-                crate::connection::run(
-                    backend,
-                    shared,
-                    Wire::new(to_io, from_io),
-                    worker_entry,
-                    peer,
-                );
-            });
-        if let Err(e) = spawned {
-            tracing::error!(error = %e, "cannot start connection thread");
-            self.shared.process_list.unregister(id);
-            tasks.spawn(refuse(stream, self.shared.config.net_write_timeout));
-            return;
-        }
-        let io = ConnectionIo {
-            stream,
-            entry,
-            started: Instant::now(),
-            shared: self.shared.clone(),
-            to_worker,
-            from_worker,
+/// What every connection thread shares: the backend, the server state and
+/// the listening socket.
+struct Acceptor<B> {
+    backend: Arc<B>,
+    shared: Arc<Shared>,
+    listener: Arc<StdTcpListener>,
+}
+
+impl<B: Backend> Acceptor<B> {
+    /// Starts one more connection thread (it begins by accepting). False
+    /// when the server is stopping or the thread cannot be created.
+    fn start_thread(self: &Arc<Self>) -> bool {
+        let Some(serial) = self.shared.threads.reserve() else {
+            return false;
         };
-        tasks.spawn(async move {
-            io.run().await;
-            // The worker owns the session: wait until it has closed it.
-            let _ = done_rx.await;
-        });
+        let me = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("basalt-conn-{serial}"))
+            .stack_size(self.shared.config.worker_stack_size)
+            .spawn(move || me.thread_main());
+        match spawned {
+            Ok(_) => true,
+            Err(e) => {
+                self.shared.threads.unreserve();
+                tracing::error!(error = %e, "cannot start a connection thread");
+                false
+            }
+        }
+    }
+
+    /// A connection thread: accept, serve, repeat while the cache has room.
+    fn thread_main(self: Arc<Self>) {
+        let mut buffers = WireBuffers::default();
+        loop {
+            let (tcp, peer) = match self.listener.accept() {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    if self.shared.is_shutting_down() {
+                        self.shared.threads.exit_accepting();
+                        return;
+                    }
+                    if !matches!(
+                        e.kind(),
+                        ErrorKind::Interrupted | ErrorKind::ConnectionAborted
+                    ) {
+                        // EMFILE and friends: back off instead of spinning.
+                        tracing::warn!(error = %e, "accept failed");
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    continue;
+                }
+            };
+            let accepted = Instant::now();
+            if self.shared.threads.accepted() && !self.start_thread() {
+                // Nobody accepts until this thread is done; new clients
+                // wait in the listen backlog meanwhile.
+                tracing::warn!("no thread is accepting connections");
+            }
+            // The backend's panics are caught per connection already; this
+            // keeps the thread (and the thread counts `serve` waits on)
+            // intact should the protocol code itself fail.
+            let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.serve_connection(tcp, peer, accepted, buffers)
+            }));
+            buffers = served.unwrap_or_else(|_| {
+                tracing::error!(%peer, "connection handling panicked");
+                WireBuffers::default()
+            });
+            if !self.shared.threads.finished() {
+                return;
+            }
+        }
+    }
+
+    fn serve_connection(
+        &self,
+        tcp: TcpStream,
+        peer: SocketAddr,
+        accepted: Instant,
+        buffers: WireBuffers,
+    ) -> WireBuffers {
+        let tcp = Arc::new(tcp);
+        let max = self.shared.max_connections.load(Ordering::Relaxed);
+        let id = self.shared.allocate_id();
+        let Some(entry) =
+            self.shared
+                .process_list
+                .register_within(max, id, peer.to_string(), tcp.clone())
+        else {
+            tracing::warn!(%peer, max, "too many connections");
+            refuse(&tcp, self.shared.config.net_write_timeout);
+            return buffers;
+        };
+        let _registered = Registered {
+            list: &self.shared.process_list,
+            id,
+        };
+        if self.shared.is_shutting_down() {
+            // Registered after shutdown's kill_all looked.
+            entry.kill(KillMode::Connection);
+        }
+        let wire = Wire::new(tcp, accepted, entry.clone(), self.shared.clone(), buffers);
+        crate::connection::run(self.backend.clone(), self.shared.clone(), wire, entry, peer)
     }
 }
 
-fn log_task_end(done: Result<(), tokio::task::JoinError>) {
-    if let Err(e) = done {
-        tracing::error!(error = %e, "connection task failed");
+/// Unregisters a connection when its thread is done with it, also when
+/// that ends in a panic.
+struct Registered<'a> {
+    list: &'a ProcessList,
+    id: u32,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.list.unregister(self.id);
     }
 }
 
-/// One framed ERR packet with sequence id `seq`.
-fn err_packet(err: &ServerError, seq: u8) -> Vec<u8> {
-    let mut out = PacketBuf::new(seq);
-    let s = out.start();
-    encode_err(err, out.body());
-    out.finish(s);
-    out.take()
-}
-
-/// Writes and flushes `bytes`, giving up after `limit` (`net_write_timeout`).
-async fn write_all_within<W: AsyncWrite + Unpin>(
-    w: &mut W,
-    bytes: &[u8],
-    limit: Duration,
-) -> std::io::Result<()> {
-    let write = async {
-        w.write_all(bytes).await?;
-        w.flush().await
-    };
-    tokio::time::timeout(limit, write).await.map_err(|_| {
-        std::io::Error::new(std::io::ErrorKind::TimedOut, "net_write_timeout exceeded")
-    })?
-}
-
-/// Sends ERR 1040 in place of the greeting (no capabilities are agreed
-/// yet, so the packet carries no SQLSTATE marker).
-async fn refuse(mut stream: TcpStream, write_timeout: Duration) {
+/// Sends ERR 1040 in place of the greeting and closes. No capabilities are
+/// agreed yet, so the packet carries no SQLSTATE marker.
+fn refuse(tcp: &TcpStream, write_timeout: Duration) {
     let mut out = PacketBuf::new(0);
     let s = out.start();
     encode_err_pre_handshake(&ServerError::too_many_connections(), out.body());
     out.finish(s);
-    let bytes = out.take();
-    if write_all_within(&mut stream, &bytes, write_timeout)
-        .await
-        .is_ok()
-    {
-        let _ = tokio::time::timeout(write_timeout, stream.shutdown()).await;
-    }
-}
-
-/// The async half of one connection.
-struct ConnectionIo {
-    stream: TcpStream,
-    entry: Arc<ProcessEntry>,
-    started: Instant,
-    shared: Arc<Shared>,
-    to_worker: mpsc::Sender<Packet>,
-    from_worker: mpsc::Receiver<ToIo>,
-}
-
-/// Why the I/O task stops reading.
-enum Interrupt {
-    Timeout,
-    Killed,
-    Shutdown,
-}
-
-impl ConnectionIo {
-    async fn run(self) {
-        let ConnectionIo {
-            stream,
-            entry,
-            started,
-            shared,
-            to_worker,
-            mut from_worker,
-        } = self;
-        let id = entry.id();
-        let mut reader =
-            PacketReader::new(BufReader::with_capacity(16 * 1024, Stream::Plain(stream)));
-        let mut shutdown = shared.shutdown.subscribe();
-        let write_timeout = shared.config.net_write_timeout;
-        let mut payload = Vec::new();
-        while let Some(msg) = from_worker.recv().await {
-            match msg {
-                ToIo::Write(bytes) => {
-                    if let Err(e) = write_all_within(reader.get_mut(), &bytes, write_timeout).await
-                    {
-                        tracing::debug!(id, error = %e, "write failed");
-                        break;
-                    }
-                }
-                ToIo::Close => break,
-                ToIo::StartTls => {
-                    let deadline = started + shared.config.connect_timeout;
-                    let upgrade = start_tls(reader.get_mut(), shared.tls.as_ref());
-                    match tokio::time::timeout_at(deadline.into(), upgrade).await {
-                        Ok(Ok(())) => tracing::debug!(id, "TLS established"),
-                        Ok(Err(e)) => {
-                            tracing::debug!(id, error = %e, "TLS handshake failed");
-                            break;
-                        }
-                        Err(_) => {
-                            tracing::debug!(id, "TLS handshake timed out");
-                            break;
-                        }
-                    }
-                }
-                ToIo::Read {
-                    expected_seq,
-                    deadline,
-                    max_packet,
-                } => {
-                    let until = match deadline {
-                        ReadDeadline::Handshake => started + shared.config.connect_timeout,
-                        ReadDeadline::Idle(d) => Instant::now() + d,
-                    };
-                    reader.set_next_seq(expected_seq);
-                    let mut payload_buf = std::mem::take(&mut payload);
-                    let outcome = tokio::select! {
-                        biased;
-                        _ = wait_shutdown(&mut shutdown) => Err(Interrupt::Shutdown),
-                        _ = entry.killed() => Err(Interrupt::Killed),
-                        r = reader.read(&mut payload_buf, max_packet) => Ok(r),
-                        _ = tokio::time::sleep_until(until.into()) => Err(Interrupt::Timeout),
-                    };
-                    let reply = match outcome {
-                        Ok(Ok(seq)) => {
-                            if to_worker
-                                .send(Packet {
-                                    seq,
-                                    payload: payload_buf,
-                                })
-                                .await
-                                .is_err()
-                            {
-                                break;
-                            }
-                            continue;
-                        }
-                        Ok(Err(e)) => {
-                            tracing::debug!(id, error = %e, "read failed");
-                            match &e {
-                                ProtocolError::PacketTooLarge { .. }
-                                | ProtocolError::OutOfOrder { .. } => {
-                                    e.to_server_error().map(|err| (err, reader.next_seq()))
-                                }
-                                _ => None,
-                            }
-                        }
-                        Err(Interrupt::Timeout) => {
-                            let in_session = matches!(deadline, ReadDeadline::Idle(_));
-                            tracing::debug!(id, in_session, "read timed out");
-                            in_session.then(|| (ServerError::interaction_timeout(), 0))
-                        }
-                        Err(Interrupt::Killed) => None,
-                        Err(Interrupt::Shutdown) => Some((ServerError::server_shutdown(), 0)),
-                    };
-                    if let Some((err, seq)) = reply {
-                        let bytes = err_packet(&err, seq);
-                        let _ = write_all_within(reader.get_mut(), &bytes, write_timeout).await;
-                    }
-                    break;
-                }
-            }
-        }
-        // Wake the worker (its blocking_recv sees the closed channel).
-        drop(to_worker);
-        drop(from_worker);
-        let _ = tokio::time::timeout(write_timeout, reader.get_mut().shutdown()).await;
-        shared.process_list.unregister(id);
-    }
-}
-
-/// Replaces the plain stream under `buffered` with a TLS stream, handing
-/// bytes the buffer already holds (the start of the client's TLS handshake)
-/// to the TLS layer.
-async fn start_tls(
-    buffered: &mut BufReader<Stream>,
-    acceptor: Option<&crate::tls::Acceptor>,
-) -> Result<(), ProtocolError> {
-    let acceptor = acceptor.ok_or_else(|| ProtocolError::Tls("TLS is not configured".into()))?;
-    let leftover = buffered.buffer().to_vec();
-    std::pin::Pin::new(&mut *buffered).consume(leftover.len());
-    let tcp = match std::mem::replace(buffered.get_mut(), Stream::Upgrading) {
-        Stream::Plain(tcp) => tcp,
-        other => {
-            *buffered.get_mut() = other;
-            return Err(ProtocolError::Tls("TLS requested twice".into()));
-        }
-    };
-    let tls = acceptor
-        .0
-        .accept(Prefixed::new(leftover, tcp))
-        .await
-        .map_err(|e| ProtocolError::Tls(e.to_string()))?;
-    *buffered.get_mut() = Stream::Tls(Box::new(tls));
-    Ok(())
-}
-
-async fn wait_shutdown(rx: &mut watch::Receiver<bool>) {
-    while !*rx.borrow_and_update() {
-        if rx.changed().await.is_err() {
-            // The server is gone: treat as shutdown.
-            return;
-        }
+    let sent = tcp
+        .set_write_timeout(Some(write_timeout))
+        .and_then(|()| (&*tcp).write_all(out.as_bytes()));
+    if sent.is_ok() {
+        let _ = tcp.shutdown(Shutdown::Write);
     }
 }

@@ -1,18 +1,27 @@
 //! The registry of live connections behind `SHOW PROCESSLIST` and `KILL`.
 //!
-//! One [`ProcessEntry`] per accepted connection, created by the accept loop
-//! and removed when the connection's I/O task ends. The worker thread updates
-//! the entry at the start and end of every command; readers take a snapshot.
-//! Latches: the map's `RwLock` is taken before an entry's `Mutex`, never the
-//! other way round, and neither is held across I/O or `.await`.
+//! One [`ProcessEntry`] per admitted connection, created and removed by the
+//! connection's thread (removed once the connection has ended and its
+//! session is closed). The connection's thread updates the entry at the
+//! start and end of every command; readers take a snapshot.
+//!
+//! The entry also holds the connection's socket, so that `KILL CONNECTION`
+//! and shutdown can wake a thread blocked in `recv`: they shut the socket's
+//! read side down (`shutdown(SHUT_RD)`), the `recv` returns end of stream,
+//! and the thread sees the kill flag. Writes stay possible, so shutdown can
+//! still send ERR 1053.
+//!
+//! Latches: the map's `RwLock` is taken before an entry's `Mutex`es, never
+//! the other way round; an entry's two mutexes are never held together; no
+//! latch is held across I/O other than the non-blocking `shutdown(2)`.
 
 use std::collections::HashMap;
+use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
-use tokio::sync::Notify;
 
 use crate::backend::{CancelFlag, KillMode};
 
@@ -37,13 +46,19 @@ pub struct ProcessInfo {
     pub info: Option<String>,
 }
 
+/// Longest statement text kept for the process list, in characters.
+const MAX_INFO_CHARS: usize = 1024;
+
 #[derive(Debug)]
 struct EntryState {
     user: String,
     db: Option<String>,
     command: &'static str,
     state: &'static str,
-    info: Option<String>,
+    /// Text of the running statement; its allocation is reused from
+    /// command to command.
+    info: String,
+    has_info: bool,
     since: Instant,
 }
 
@@ -55,7 +70,8 @@ pub struct ProcessEntry {
     state: Mutex<EntryState>,
     cancel: CancelFlag,
     killed: AtomicBool,
-    wake: Notify,
+    /// The connection's socket while it is open.
+    socket: Mutex<Option<Arc<TcpStream>>>,
 }
 
 impl ProcessEntry {
@@ -78,15 +94,18 @@ impl ProcessEntry {
         self.cancel.cancel();
         if mode == KillMode::Connection {
             self.killed.store(true, Ordering::Release);
-            self.wake.notify_one();
+            // Wakes a read in progress or about to start: after SHUT_RD
+            // every recv returns end of stream at once. The flag is set
+            // first, so the woken thread sees it.
+            if let Some(socket) = self.socket.lock().as_ref() {
+                let _ = socket.shutdown(Shutdown::Read);
+            }
         }
     }
 
-    /// Resolves once the connection was killed (used by the I/O task).
-    pub(crate) async fn killed(&self) {
-        while !self.is_killed() {
-            self.wake.notified().await;
-        }
+    /// Forgets the socket (the connection is closing it).
+    pub(crate) fn detach_socket(&self) {
+        self.socket.lock().take();
     }
 
     pub(crate) fn set_user(&self, user: &str, db: Option<&str>) {
@@ -95,20 +114,28 @@ impl ProcessEntry {
         s.db = db.map(str::to_owned);
     }
 
+    // PERF: once per command; copies the text into a reused buffer.
     pub(crate) fn begin_command(&self, command: &'static str, info: Option<&str>) {
+        let since = Instant::now();
         let mut s = self.state.lock();
         s.command = command;
         s.state = "executing";
-        s.info = info.map(|q| q.chars().take(1024).collect());
-        s.since = Instant::now();
+        s.info.clear();
+        s.has_info = info.is_some();
+        if let Some(q) = info {
+            s.info.push_str(prefix_chars(q, MAX_INFO_CHARS));
+        }
+        s.since = since;
     }
 
+    // PERF: once per command; allocates only when the schema changed.
     pub(crate) fn end_command(&self, db: Option<&str>) {
+        let since = Instant::now();
         let mut s = self.state.lock();
         s.command = "Sleep";
         s.state = "";
-        s.info = None;
-        s.since = Instant::now();
+        s.has_info = false;
+        s.since = since;
         if s.db.as_deref() != db {
             s.db = db.map(str::to_owned);
         }
@@ -124,8 +151,16 @@ impl ProcessEntry {
             command: s.command,
             time: s.since.elapsed(),
             state: s.state,
-            info: s.info.clone(),
+            info: s.has_info.then(|| s.info.clone()),
         }
+    }
+}
+
+/// The first `max` characters of `s`.
+fn prefix_chars(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((end, _)) => &s[..end],
+        None => s,
     }
 }
 
@@ -141,7 +176,14 @@ impl ProcessList {
         Self::default()
     }
 
-    pub(crate) fn register(&self, id: u32, host: String) -> Arc<ProcessEntry> {
+    /// Registers a connection unless `max` are registered already.
+    pub(crate) fn register_within(
+        &self,
+        max: usize,
+        id: u32,
+        host: String,
+        socket: Arc<TcpStream>,
+    ) -> Option<Arc<ProcessEntry>> {
         let entry = Arc::new(ProcessEntry {
             id,
             host,
@@ -150,15 +192,20 @@ impl ProcessList {
                 db: None,
                 command: "Connect",
                 state: "login",
-                info: None,
+                info: String::new(),
+                has_info: false,
                 since: Instant::now(),
             }),
             cancel: CancelFlag::new(),
             killed: AtomicBool::new(false),
-            wake: Notify::new(),
+            socket: Mutex::new(Some(socket)),
         });
-        self.entries.write().insert(id, entry.clone());
-        entry
+        let mut entries = self.entries.write();
+        if entries.len() >= max {
+            return None;
+        }
+        entries.insert(id, entry.clone());
+        Some(entry)
     }
 
     pub(crate) fn unregister(&self, id: u32) {
@@ -194,7 +241,8 @@ impl ProcessList {
     }
 
     /// `KILL QUERY` sets the target's cancel flag; `KILL CONNECTION` also
-    /// closes it once its current command returns. False if `id` is unknown.
+    /// closes it: at once when it waits for a command, else once its
+    /// current command returns. False if `id` is unknown.
     pub fn kill(&self, id: u32, mode: KillMode) -> bool {
         let entry = self.entries.read().get(&id).cloned();
         match entry {

@@ -678,14 +678,22 @@ impl AclCache {
 
 /// Appends the deletion of every schema and table grant of `user@host`.
 fn revoke_object_grants(s: &AclSnapshot, user: &str, host: &str, changes: &mut Vec<AclChange>) {
-    for g in s.db_grants.iter().filter(|g| g.user == user && g.host == host) {
+    for g in s
+        .db_grants
+        .iter()
+        .filter(|g| g.user == user && g.host == host)
+    {
         changes.push(AclChange::DeleteDbGrant {
             user: g.user.clone(),
             host: g.host.clone(),
             db: g.db.clone(),
         });
     }
-    for g in s.table_grants.iter().filter(|g| g.user == user && g.host == host) {
+    for g in s
+        .table_grants
+        .iter()
+        .filter(|g| g.user == user && g.host == host)
+    {
         changes.push(AclChange::DeleteTableGrant {
             user: g.user.clone(),
             host: g.host.clone(),

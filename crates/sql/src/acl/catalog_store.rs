@@ -34,8 +34,7 @@ use basalt_mtr::PageStore;
 use basalt_protocol::AuthPlugin;
 
 use crate::acl::store::{
-    AccountRecord, AclChange, AclSnapshot, AclStore, DbGrantRecord, SchemaRecord,
-    TableGrantRecord,
+    AccountRecord, AclChange, AclSnapshot, AclStore, DbGrantRecord, SchemaRecord, TableGrantRecord,
 };
 use crate::acl::Privileges;
 use crate::error::{SqlError, SqlResult};
