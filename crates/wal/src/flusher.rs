@@ -10,9 +10,11 @@ use crate::stats::Counters;
 use crate::LogError;
 
 /// Log flusher thread body: sleeps until someone needs durability beyond
-/// `flushed_lsn` and the writer has written past it, then fsyncs every file
-/// written since the last round and publishes the written LSN it read
-/// before syncing as the new `flushed_lsn`.
+/// `flushed_lsn` and bytes past it are ready, then writes whatever of them
+/// the writer thread has not written yet, fsyncs every file written since
+/// the last round and publishes the written LSN it read before syncing as
+/// the new `flushed_lsn`. Commits that arrive during the fsync are written
+/// and synced together by the next round (group commit).
 pub(crate) fn run_flusher(sh: Arc<Shared>) {
     loop {
         if !sh.usable() {
@@ -30,6 +32,10 @@ pub(crate) fn run_flusher(sh: Arc<Shared>) {
 }
 
 fn flush_once(sh: &Shared) -> Result<(), LogError> {
+    let ready = sh.buffer.ready_lsn();
+    if sh.written.get() < ready {
+        sh.writer.lock().write(sh, ready)?;
+    }
     // Read the written LSN before taking the dirty flags: every write below
     // it set its flag before publishing it.
     let target = sh.written.get();

@@ -99,18 +99,21 @@
 //! # Threads
 //!
 //! * `basalt-log-writer`
-//!   - *woken by*: a write or flush request above `written_lsn` (commits in
-//!     modes 1 and 2, `flush_up_to`, the timer, appenders waiting for ring
-//!     room); an appender that moves the ready LSN while such a request is
-//!     pending; ready bytes filling half the log buffer.
+//!   - *woken by*: a write request above `written_lsn` (commits in mode 2,
+//!     `write_up_to`, appenders waiting for ring room); an appender that
+//!     moves the ready LSN while such a request is pending; ready bytes
+//!     filling half the log buffer.
 //!   - *advances*: `written_lsn`; frees ring space (`released`).
 //!   - *signals*: written-LSN waiters, appenders waiting for ring room, the
 //!     flusher when a flush request is pending.
 //! * `basalt-log-flusher`
-//!   - *woken by*: a flush request above `flushed_lsn`, once the writer has
-//!     written past `flushed_lsn`.
-//!   - *advances*: `flushed_lsn`.
-//!   - *signals*: flushed-LSN waiters.
+//!   - *woken by*: a flush request above `flushed_lsn` (commits in mode 1,
+//!     `flush_up_to`, the timer), once bytes past `flushed_lsn` are ready;
+//!     an appender that moves the ready LSN while such a request is
+//!     pending.
+//!   - *advances*: `written_lsn` (it writes what the writer has not yet,
+//!     through the same formatter), `flushed_lsn`.
+//!   - *signals*: written- and flushed-LSN waiters.
 //! * `basalt-log-timer`
 //!   - *woken by*: its clock, every `innodb_flush_log_at_timeout` seconds.
 //!   - *advances*: nothing itself; requests a write and fsync of everything
@@ -126,20 +129,26 @@
 //! `innodb_flush_method=fsync` does for the log) and made durable by
 //! fdatasync.
 //!
-//! **Group commit**: the flusher reads `written_lsn`, fsyncs each file the
-//! writer touched since the last round, then publishes that LSN as
-//! `flushed_lsn`. Commits that arrive during an fsync are written by the
-//! writer meanwhile and all served by the next one. No mutex is held across
-//! a write or fsync that committers need; the only lock held across I/O is
-//! the header lock of `write_checkpoint`, which only checkpoints take.
+//! **Group commit**: the flusher writes every ready byte not yet written,
+//! reads `written_lsn`, fsyncs each file written since the last round, then
+//! publishes that LSN as `flushed_lsn`. Commits that arrive during an fsync
+//! only append; the next round writes them all with one write and syncs
+//! them with one fsync. A mode-1 commit wakes the flusher only (one wake-up
+//! per group, not a writer wake-up and a write per commit). The formatter
+//! lock is held across a write, by the writer or the flusher, never across
+//! an fsync; the only other lock held across I/O is the header lock of
+//! `write_checkpoint`, which only checkpoints take.
 //!
-//! **Waiting**: commit waiters sleep on one of 64 condition variables picked
-//! by the log block of their LSN (module `event`); when a watermark moves,
-//! only the stripes of the blocks it passed are woken. Measured by the unit
-//! test `striping_wakes_only_the_waiters_whose_block_was_reached`: 16
-//! waiters on distinct blocks, watermark advancing one block at a time, wake
-//! 16 times in total with 64 stripes against about 480 times with a single
-//! condition variable. `LogStats::waiter_wakeups` reports the live figure.
+//! **Waiting**: a commit waiter parks its thread on the list of one of 64
+//! stripes picked by the log block of its LSN (module `event`); when a
+//! watermark moves, the advancing thread takes from the stripes of the
+//! blocks it passed exactly the waiters whose targets it reached and
+//! unparks each one itself, so the committers of a group wake in parallel
+//! rather than by a mutex hand-off chain. The unit test
+//! `only_the_waiters_whose_target_was_reached_wake` checks that 16 waiters
+//! on distinct blocks, with the watermark advancing one block at a time,
+//! wake about 16 times in total. `LogStats::waiter_wakeups` reports the
+//! live figure.
 //!
 //! # Checkpoint age and water marks
 //!
@@ -177,8 +186,9 @@
 //!
 //! The log holds no lock while it waits for another thread's progress, and
 //! callers may hold page latches across `append`/`mark_closed`/`commit_wait`
-//! but not across `free_check`. Internal locks are leaves: the stripe and
-//! wake mutexes guard only their condition variables; the header mutex
+//! but not across `free_check`. Internal locks are leaves: the stripe
+//! mutexes guard only their waiter lists, the wake mutexes only their
+//! condition variables; the header mutex
 //! (checkpoint writes) is never taken with another log lock. The flush
 //! waker is called with no log lock held.
 //!

@@ -17,6 +17,7 @@ use crate::event::{LsnEvent, WaitAbort};
 use crate::format::{LogGeometry, BLOCKS_PER_UNIT, PAYLOAD};
 use crate::link::LinkBuf;
 use crate::stats::Counters;
+use crate::writer::Writer;
 use crate::LogError;
 
 /// Wakes one background thread that sleeps until it has work.
@@ -171,6 +172,11 @@ pub(crate) struct Shared {
     pub(crate) stopping: AtomicBool,
     pub(crate) waker: RwLock<Option<Box<dyn Fn() + Send + Sync>>>,
     pub(crate) counters: Counters,
+    /// The block formatter and its tail image. The writer thread takes it
+    /// for writes that nobody needs durable yet (mode 2, buffer pressure);
+    /// the flusher takes it to write what it is about to fsync. The lock
+    /// is held across the write, never across an fsync.
+    pub(crate) writer: Mutex<Writer>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -252,10 +258,14 @@ impl Shared {
     }
 
     /// Asks the writer and flusher to make the log durable up to `lsn`.
+    ///
+    /// Only the flusher is woken: it writes what it fsyncs itself, so the
+    /// commits arriving during one fsync are written together by the next
+    /// round instead of each waking the writer for a write of its own.
     pub(crate) fn request_flush(&self, lsn: u64) {
-        self.flush_req.fetch_max(lsn, SeqCst);
-        self.request_write(lsn);
-        self.flusher_wake.notify();
+        if self.flush_req.fetch_max(lsn, SeqCst) < lsn {
+            self.flusher_wake.notify();
+        }
     }
 
     /// After some thread moved the ready LSN to `ready`: lets link-room
@@ -263,6 +273,9 @@ impl Shared {
     // PERF: a few atomic loads unless someone sleeps.
     pub(crate) fn ready_moved(&self, ready: u64) {
         self.space.notify();
+        if self.flusher_wake.is_sleeping() && self.flush_req.load(SeqCst) > self.flushed.get() {
+            self.flusher_wake.force();
+        }
         if self.writer_wake.is_sleeping() {
             let written = self.written.get();
             if self.write_req.load(SeqCst) > written
@@ -297,14 +310,20 @@ impl Shared {
             && (self.write_req.load(SeqCst) > written || ready - written >= self.pressure)
     }
 
-    /// The flusher's condition to run: stop, or written bytes that someone
-    /// asked to be made durable.
+    /// The flusher's condition to run: stop, or ready bytes above
+    /// `flushed_lsn` that someone asked to be made durable.
     pub(crate) fn flusher_has_work(&self) -> bool {
         if !self.usable() {
             return true;
         }
         let flushed = self.flushed.get();
-        self.flush_req.load(SeqCst) > flushed && self.written.get() > flushed
+        if self.flush_req.load(SeqCst) <= flushed {
+            return false;
+        }
+        if self.buffer.advance_ready().is_some() {
+            self.space.notify();
+        }
+        self.buffer.ready_lsn() > flushed
     }
 
     /// Blocks until `cond()` holds, or the log stops (error).

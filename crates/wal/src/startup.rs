@@ -22,7 +22,7 @@ use crate::format::{
 use crate::link::LinkBuf;
 use crate::shared::{HeaderState, Limits, Shared, SpaceWait, Wake};
 use crate::stats::Counters;
-use crate::writer::Writer;
+use crate::writer::{run_writer, Writer};
 use crate::{Log, LogConfig, LogError};
 
 /// Slots of the recent-written and recent-closed link buffers.
@@ -363,6 +363,7 @@ pub(crate) fn start(opened: OpenedFiles, resume: Lsn) -> Result<Arc<Log>, LogErr
     let (buffer, consumer) = LogBuffer::new(buffer_size, LINK_SLOTS, resume_lsn);
     let first_group_slots = buffer_size / BLOCK_PAYLOAD + 4;
     let n_files = files.len();
+    let writer = Writer::new(consumer, tail, tail_unit, buffer_size);
     let shared = Arc::new(Shared {
         dir: config.dir.clone(),
         geometry,
@@ -394,17 +395,17 @@ pub(crate) fn start(opened: OpenedFiles, resume: Lsn) -> Result<Arc<Log>, LogErr
         stopping: AtomicBool::new(false),
         waker: RwLock::new(None),
         counters: Counters::default(),
+        writer: Mutex::new(writer),
     });
     debug_assert_eq!(PAYLOAD, BLOCK_PAYLOAD as u64);
 
-    let writer = Writer::new(consumer, tail, tail_unit, buffer_size);
     let log = Log {
         shared: shared.clone(),
         threads: Mutex::new(Vec::with_capacity(3)),
     };
     let spawned = spawn(&log, "basalt-log-writer", {
         let sh = shared.clone();
-        move || writer.run(sh)
+        move || run_writer(sh)
     })
     .and_then(|()| {
         let sh = shared.clone();

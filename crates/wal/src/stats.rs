@@ -28,8 +28,8 @@ pub struct LogStats {
     /// their LSN (`Innodb_os_log_pending_fsyncs` in spirit).
     pub pending: u64,
     /// Times a thread waiting in `commit_wait`, `write_up_to` or
-    /// `flush_up_to` was woken (commit waits sleep on 64 stripes keyed by
-    /// LSN, so this stays close to the number of waits).
+    /// `flush_up_to` was woken (a waiter is woken only when its LSN is
+    /// reached, so this stays close to the number of waits).
     pub waiter_wakeups: u64,
     /// Appends that waited for room in the log buffer (`Innodb_log_waits`).
     pub waits: u64,

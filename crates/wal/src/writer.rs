@@ -1,4 +1,5 @@
-//! The log writer thread: formats ready bytes into blocks and writes them.
+//! The log writer: formats ready bytes into blocks and writes them, on its
+//! own thread or for the flusher (see [`Shared::writer`]).
 
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::Arc;
@@ -14,10 +15,30 @@ use crate::shared::Shared;
 use crate::stats::Counters;
 use crate::LogError;
 
+/// Writer thread body: sleeps until there is work (see
+/// [`Shared::writer_has_work`]), writes every ready byte, repeats.
+pub(crate) fn run_writer(sh: Arc<Shared>) {
+    loop {
+        if !sh.usable() {
+            return;
+        }
+        if sh.writer_has_work() {
+            let target = sh.buffer.ready_lsn();
+            if let Err(e) = sh.writer.lock().write(&sh, target) {
+                sh.fail(e);
+                return;
+            }
+            continue;
+        }
+        sh.writer_wake.sleep_unless(None, || sh.writer_has_work());
+    }
+}
+
 /// Largest single write of the writer.
 pub(crate) const MAX_WRITE: usize = 1 << 20;
 
-/// State owned by the log writer thread.
+/// The block formatter: its write buffer and the tail unit image. Lives in
+/// [`Shared::writer`], taken by the writer thread and by the flusher.
 #[derive(Debug)]
 pub(crate) struct Writer {
     consumer: Consumer,
@@ -46,25 +67,6 @@ impl Writer {
         }
     }
 
-    /// Thread body: sleeps until there is work (see
-    /// [`Shared::writer_has_work`]), writes every ready byte, repeats.
-    pub(crate) fn run(mut self, sh: Arc<Shared>) {
-        loop {
-            if !sh.usable() {
-                return;
-            }
-            if sh.writer_has_work() {
-                let target = sh.buffer.ready_lsn();
-                if let Err(e) = self.write(&sh, target) {
-                    sh.fail(e);
-                    return;
-                }
-                continue;
-            }
-            sh.writer_wake.sleep_unless(None, || sh.writer_has_work());
-        }
-    }
-
     /// Writes `[written_lsn, target)` in chunks of at most `buf` bytes.
     ///
     /// Each chunk covers whole write units: it starts with the unit of the
@@ -74,7 +76,7 @@ impl Writer {
     /// after it in its unit are zeros.
     // PERF: no allocation; one memcpy per block out of the ring, one CRC per
     // block, one write per file touched.
-    fn write(&mut self, sh: &Shared, target: u64) -> Result<(), LogError> {
+    pub(crate) fn write(&mut self, sh: &Shared, target: u64) -> Result<(), LogError> {
         let max_units = (self.buf.len() / WRITE_UNIT) as u64;
         let slots = sh.first_group.len() as u64;
         let mut written = sh.written.get();
