@@ -769,3 +769,26 @@ fn invalid_utf8_is_reported_with_its_line() {
         format!("{}: line is not valid UTF-8", sb.file_origin("bad.cnf", 3))
     );
 }
+
+#[test]
+fn optimizer_switch_in_a_file_changes_only_the_switches_named() {
+    let sb = Sandbox::new();
+    let opts = sb
+        .load_file("[mysqld]\noptimizer_switch = semijoin=off,batched_key_access=on\n")
+        .unwrap();
+    let v = opts.globals.get(keys::OPTIMIZER_SWITCH);
+    assert!(!v.contains("semijoin") && v.contains("batched_key_access"));
+    assert!(
+        v.contains("index_merge") && v.contains("hash_join"),
+        "the others keep their defaults"
+    );
+    assert!(shown(&opts.globals, "optimizer_switch").contains(",semijoin=off,"));
+    let err = sb
+        .load_file("[mysqld]\noptimizer_switch = semijoin\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("optimizer_switch") && err.contains("name=on|off"),
+        "{err}"
+    );
+}

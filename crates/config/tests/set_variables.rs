@@ -554,3 +554,71 @@ fn stores_are_shareable_across_threads() {
     assert_send::<SessionVars>();
     assert_send_sync::<ConfigError>();
 }
+
+#[test]
+fn optimizer_switch_changes_only_the_switches_named() {
+    let globals = Arc::new(GlobalVars::new());
+    let mut sess = SessionVars::new(globals.clone());
+    let shown = |sess: &SessionVars| {
+        sess.value(Qualifier::Implicit, "optimizer_switch")
+            .unwrap()
+            .to_string()
+    };
+    let default = shown(&sess);
+    assert!(default.starts_with("index_merge=on,index_merge_union=on,"));
+    assert!(default.contains(",semijoin=on,"));
+    assert!(default.contains(",batched_key_access=off,"));
+
+    sess.set(Qualifier::Implicit, "optimizer_switch", &s("semijoin=off"))
+        .unwrap();
+    let after = shown(&sess);
+    assert!(after.contains(",semijoin=off,"), "{after}");
+    assert_eq!(
+        after.replace("semijoin=off", "semijoin=on"),
+        default,
+        "only semijoin changed"
+    );
+    sess.set(
+        Qualifier::Implicit,
+        "optimizer_switch",
+        &s("mrr=off, batched_key_access=ON"),
+    )
+    .unwrap();
+    let v = sess.get(keys::OPTIMIZER_SWITCH);
+    assert!(!v.contains("semijoin") && !v.contains("mrr") && v.contains("batched_key_access"));
+    sess.set(Qualifier::Implicit, "optimizer_switch", &s("mrr=default"))
+        .unwrap();
+    assert!(sess.get(keys::OPTIMIZER_SWITCH).contains("mrr"));
+    sess.set(Qualifier::Implicit, "optimizer_switch", &s("default"))
+        .unwrap();
+    assert_eq!(shown(&sess), default);
+    assert_eq!(
+        globals
+            .value("optimizer_switch")
+            .map(|v| v.to_string())
+            .ok(),
+        Some(default.clone()),
+        "the global value is untouched"
+    );
+
+    for bad in ["semijoin", "semijoin=maybe", "no_such_switch=on"] {
+        let (code, state, msg) =
+            set_err(&mut sess, Qualifier::Implicit, "optimizer_switch", s(bad));
+        assert_eq!((code, state), (1231, "42000"), "{bad}: {msg}");
+        assert!(msg.contains(bad), "{msg}");
+    }
+    assert_eq!(shown(&sess), default, "a failed SET changes nothing");
+}
+
+#[test]
+fn sql_quote_show_create_is_a_session_boolean() {
+    let mut sess = session();
+    assert!(sess.get(keys::SQL_QUOTE_SHOW_CREATE));
+    sess.set(
+        Qualifier::Implicit,
+        "sql_quote_show_create",
+        &Assignment::Int(0),
+    )
+    .unwrap();
+    assert!(!sess.get(keys::SQL_QUOTE_SHOW_CREATE));
+}

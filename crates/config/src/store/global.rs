@@ -145,9 +145,9 @@ impl GlobalVars {
                 name: def.name.to_string(),
             });
         }
-        let converted = def.convert_assignment(value)?;
-
         let _writer = self.writer.lock();
+        let converted = def.convert_assignment_over(value, &self.value_at(index))?;
+
         let mut outcome = SetOutcome::default();
         let changes = plan_changes(
             index,

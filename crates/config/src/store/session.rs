@@ -145,7 +145,7 @@ impl SessionVars {
                 value: self.globals.value_at(index),
                 adjusted: false,
             },
-            _ => def.convert_assignment(value)?,
+            _ => def.convert_assignment_over(value, &self.session_value(index))?,
         };
         let mut outcome = SetOutcome::default();
         let changes = plan_changes(

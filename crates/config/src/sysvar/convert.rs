@@ -189,8 +189,13 @@ impl SysVarDef {
                 Converted::exact(SysValue::Enum(name))
             }
             SysVarKind::Set(spec) => {
-                let bits = spec.parse(text).map_err(|_| ())?;
-                Converted::exact(SysValue::Set(SetValue::new(bits, spec)))
+                let bits = if spec.switches {
+                    let default = self.default_bits();
+                    spec.merge_switches(text, default, default)
+                } else {
+                    spec.parse(text)
+                };
+                Converted::exact(SysValue::Set(SetValue::new(bits.map_err(|_| ())?, spec)))
             }
             SysVarKind::Str { .. } => Converted::exact(SysValue::Str(text.to_string())),
             SysVarKind::Path => {
@@ -215,6 +220,36 @@ impl SysVarDef {
             return Err(());
         }
         Ok(converted)
+    }
+
+    /// The compiled default of a SET-typed variable as bits (0 otherwise).
+    fn default_bits(&self) -> u64 {
+        match self.default {
+            super::DefaultValue::Set(bits) => bits,
+            _ => 0,
+        }
+    }
+
+    /// [`Self::convert_assignment`] for a variable whose value is now
+    /// `current`: a switch list (`optimizer_switch`) changes only the
+    /// switches the text names, keeping the others as they are in
+    /// `current`; every other variable ignores `current`.
+    pub(crate) fn convert_assignment_over(
+        &self,
+        value: &Assignment,
+        current: &SysValue,
+    ) -> Result<Converted, ConfigError> {
+        match (self.kind, value, current) {
+            (SysVarKind::Set(spec), Assignment::Str(s), SysValue::Set(now)) if spec.switches => {
+                spec.merge_switches(s, now.bits(), self.default_bits())
+                    .map(|bits| Converted::exact(SysValue::Set(SetValue::new(bits, spec))))
+                    .map_err(|item| ConfigError::WrongValue {
+                        name: self.name.to_string(),
+                        value: item,
+                    })
+            }
+            _ => self.convert_assignment(value),
+        }
     }
 
     /// Converts a `SET` right-hand side with MySQL's typing rules.
@@ -303,10 +338,13 @@ impl SysVarDef {
                     .and_then(|bits| spec.from_bits(bits))
                     .map(|bits| Converted::exact(SysValue::Set(SetValue::new(bits, spec))))
                     .ok_or_else(|| wrong_value(&v)),
-                (None, Assignment::Str(s)) => spec
-                    .parse(s)
-                    .map(|bits| Converted::exact(SysValue::Set(SetValue::new(bits, spec))))
-                    .map_err(|member| wrong_value(&member)),
+                (None, Assignment::Str(s)) => if spec.switches {
+                    spec.merge_switches(s, self.default_bits(), self.default_bits())
+                } else {
+                    spec.parse(s)
+                }
+                .map(|bits| Converted::exact(SysValue::Set(SetValue::new(bits, spec))))
+                .map_err(|member| wrong_value(&member)),
                 _ => Err(wrong_type()),
             },
             SysVarKind::Str { .. } => match value {

@@ -42,6 +42,10 @@ pub struct SetSpec {
     pub names: &'static [&'static str],
     /// `(bit of the combination member, bits it implies)`.
     pub combinations: &'static [(u32, u64)],
+    /// A switch list (`optimizer_switch`) rather than a member list: every
+    /// member is shown as `name=on` or `name=off`, and an assignment names
+    /// only the switches it changes ([`SetSpec::merge_switches`]).
+    pub switches: bool,
 }
 
 impl SetSpec {
@@ -89,8 +93,46 @@ impl SetSpec {
         (bits & !self.valid_bits() == 0).then(|| self.expand(bits))
     }
 
-    /// Writes the members of `bits` comma-separated, in bit order.
+    /// Applies a switch assignment to `current`, as MySQL's
+    /// `optimizer_switch` does: `default` alone restores `default`;
+    /// otherwise a comma-separated list of `name=on`, `name=off` or
+    /// `name=default` changes the named switches and keeps the others. The
+    /// first malformed item or unknown name is the error.
+    pub fn merge_switches(&self, text: &str, current: u64, default: u64) -> Result<u64, String> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("default") {
+            return Ok(default);
+        }
+        let mut bits = current;
+        for item in text.split(',').map(str::trim).filter(|m| !m.is_empty()) {
+            let (name, state) = item.split_once('=').ok_or_else(|| item.to_string())?;
+            let bit = self.bit_of(name.trim()).ok_or_else(|| item.to_string())?;
+            let mask = 1u64 << bit;
+            let on = match state.trim().to_ascii_lowercase().as_str() {
+                "on" => true,
+                "off" => false,
+                "default" => default & mask != 0,
+                _ => return Err(item.to_string()),
+            };
+            bits = if on { bits | mask } else { bits & !mask };
+        }
+        Ok(bits)
+    }
+
+    /// Writes the members of `bits` comma-separated, in bit order (for a
+    /// switch list: every switch as `name=on` or `name=off`).
     pub fn write_members(&self, bits: u64, out: &mut impl fmt::Write) -> fmt::Result {
+        if self.switches {
+            let named = self.names.iter().enumerate().filter(|(_, n)| !n.is_empty());
+            for (k, (i, name)) in named.enumerate() {
+                if k > 0 {
+                    out.write_char(',')?;
+                }
+                let state = if bits & (1u64 << i) != 0 { "on" } else { "off" };
+                write!(out, "{name}={state}")?;
+            }
+            return Ok(());
+        }
         let mut first = true;
         for (i, name) in self.names.iter().enumerate() {
             if !name.is_empty() && bits & (1u64 << i) != 0 {
@@ -244,6 +286,18 @@ impl SysVarDef {
             } => integer_expectation(&min, &max, block_size, suffixes),
             SysVarKind::Double { min, max } => format!("a number from {min} to {max}"),
             SysVarKind::Enum(names) => format!("one of {}", names.join(", ")),
+            SysVarKind::Set(spec) if spec.switches => {
+                let names: Vec<&str> = spec
+                    .names
+                    .iter()
+                    .copied()
+                    .filter(|n| !n.is_empty())
+                    .collect();
+                format!(
+                    "default, or a comma-separated list of name=on|off|default for {}",
+                    names.join(", ")
+                )
+            }
             SysVarKind::Set(spec) => {
                 let names: Vec<&str> = spec
                     .names
@@ -292,6 +346,7 @@ impl SysVarDef {
             } => range_text(&min, &max, block_size),
             SysVarKind::Double { min, max } => format!("{min} to {max}"),
             SysVarKind::Enum(names) => format!("one of: {}", names.join(", ")),
+            SysVarKind::Set(spec) if spec.switches => "comma-separated name=on|off".to_string(),
             SysVarKind::Set(_) => "comma-separated list of modes".to_string(),
             SysVarKind::Str { .. } => "text".to_string(),
             SysVarKind::Path => "path".to_string(),

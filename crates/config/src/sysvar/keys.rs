@@ -13,7 +13,7 @@ use super::def::SysVarKind;
 use super::lookup::const_index;
 use super::sql_mode::SqlMode;
 use super::table::TABLE;
-use super::value::VarType;
+use super::value::{SetValue, VarType};
 use super::SysVarDef;
 
 /// A typed handle to one registry entry; see the module doc.
@@ -105,6 +105,17 @@ impl Key<&'static str> {
 }
 
 impl Key<SqlMode> {
+    const fn new(name: &str) -> Self {
+        let i = const_index(name);
+        assert!(
+            matches!(TABLE[i].kind, SysVarKind::Set(_)),
+            "not a set variable"
+        );
+        Self::at(i)
+    }
+}
+
+impl Key<SetValue> {
     const fn new(name: &str) -> Self {
         let i = const_index(name);
         assert!(
@@ -225,6 +236,7 @@ keys! {
     NET_BUFFER_LENGTH: u64 = "net_buffer_length";
     NET_READ_TIMEOUT: u64 = "net_read_timeout";
     NET_WRITE_TIMEOUT: u64 = "net_write_timeout";
+    OPTIMIZER_SWITCH: SetValue = "optimizer_switch";
     PERFORMANCE_SCHEMA: bool = "performance_schema";
     PID_FILE: String = "pid_file";
     PORT: u64 = "port";
@@ -234,6 +246,7 @@ keys! {
     SOCKET: String = "socket";
     SQL_LOG_BIN: bool = "sql_log_bin";
     SQL_MODE: SqlMode = "sql_mode";
+    SQL_QUOTE_SHOW_CREATE: bool = "sql_quote_show_create";
     SQL_SAFE_UPDATES: bool = "sql_safe_updates";
     SQL_SELECT_LIMIT: u64 = "sql_select_limit";
     SYSTEM_TIME_ZONE: String = "system_time_zone";

@@ -52,6 +52,7 @@ const NAMES: &[&str] = &[
 /// The `sql_mode` member list used by the registry.
 pub(crate) static SQL_MODE_SPEC: SetSpec = SetSpec {
     names: NAMES,
+    switches: false,
     combinations: &[
         (
             18,

@@ -12,7 +12,8 @@
 
 use super::def::{
     boolean, charset, charset_or_null, collation, def, double, enumeration, path, set, size,
-    string, time_zone, uint, DefaultValue, Scope, SysVarDef, SysVarKind, DYN, FIXED, OPT, RO, SRO,
+    string, time_zone, uint, DefaultValue, Scope, SetSpec, SysVarDef, SysVarKind, DYN, FIXED, OPT,
+    RO, SRO,
 };
 use super::lookup::const_index;
 use super::sql_mode::{SqlMode, SQL_MODE_SPEC};
@@ -46,6 +47,44 @@ const ISOLATION_LEVELS: &[&str] = &[
     "REPEATABLE-READ",
     "SERIALIZABLE",
 ];
+/// `optimizer_switch`: MySQL 8.0's switches, in its order.
+static OPTIMIZER_SWITCH_SPEC: SetSpec = SetSpec {
+    names: &[
+        "index_merge",                         // 0
+        "index_merge_union",                   // 1
+        "index_merge_sort_union",              // 2
+        "index_merge_intersection",            // 3
+        "engine_condition_pushdown",           // 4
+        "index_condition_pushdown",            // 5
+        "mrr",                                 // 6
+        "mrr_cost_based",                      // 7
+        "block_nested_loop",                   // 8
+        "batched_key_access",                  // 9: off
+        "materialization",                     // 10
+        "semijoin",                            // 11
+        "loosescan",                           // 12
+        "firstmatch",                          // 13
+        "duplicateweedout",                    // 14
+        "subquery_materialization_cost_based", // 15
+        "use_index_extensions",                // 16
+        "condition_fanout_filter",             // 17
+        "derived_merge",                       // 18
+        "use_invisible_indexes",               // 19: off
+        "skip_scan",                           // 20
+        "hash_join",                           // 21
+        "subquery_to_derived",                 // 22: off
+        "prefer_ordering_index",               // 23
+        "hypergraph_optimizer",                // 24: off
+        "derived_condition_pushdown",          // 25
+        "hash_set_operations",                 // 26
+    ],
+    combinations: &[],
+    switches: true,
+};
+/// Every switch on but batched_key_access, use_invisible_indexes,
+/// subquery_to_derived and hypergraph_optimizer, as in MySQL 8.0.
+const OPTIMIZER_SWITCH_DEFAULT: u64 =
+    ((1u64 << 27) - 1) & !(1 << 9) & !(1 << 19) & !(1 << 22) & !(1 << 24);
 const AUTH_PLUGINS: &[&str] = &["mysql_native_password", "caching_sha2_password"];
 const STORAGE_ENGINES: &[&str] = &["InnoDB"];
 
@@ -125,6 +164,7 @@ pub(crate) const TABLE: &[SysVarDef] = &[
     def("net_buffer_length",              size(16 * KIB, KIB, MIB, KIB),                        BOTH,    DYN | OPT | SRO, "Initial size of a connection's network buffer, in bytes; the session copy is read-only."),
     def("net_read_timeout",               uint(30, 1, ONE_YEAR_S),                              BOTH,    DYN | OPT, "Seconds to wait for more data from a client before aborting the read."),
     def("net_write_timeout",              uint(60, 1, ONE_YEAR_S),                              BOTH,    DYN | OPT, "Seconds to wait for a client to accept a write before aborting it."),
+    def("optimizer_switch",               set(&OPTIMIZER_SWITCH_SPEC, OPTIMIZER_SWITCH_DEFAULT), BOTH,    DYN | OPT, "Optimizer feature switches, name=on|off; SET changes only the switches it names (default restores all)."),
     def("performance_schema",             boolean(false),                                       GLOBAL,  RO,        "Whether the performance_schema is enabled; Basalt has none."),
     def("pid_file",                       path("basaltd.pid"),                                  GLOBAL,  OPT,       "File the server writes its process id to; relative paths start at datadir."),
     def("port",                           uint(3_306, 0, 65_535),                               GLOBAL,  OPT,       "TCP port to listen on; 0 asks the operating system for a free port."),
@@ -134,6 +174,7 @@ pub(crate) const TABLE: &[SysVarDef] = &[
     def("socket",                         string(""),                                           GLOBAL,  RO,        "Unix socket path; empty because Basalt serves TCP only."),
     def("sql_log_bin",                    boolean(true),                                        SESSION, DYN,       "Accepted for client compatibility; Basalt keeps no binary log."),
     def("sql_mode",                       set(&SQL_MODE_SPEC, SqlMode::DEFAULT.bits()),         BOTH,    DYN | OPT, "SQL modes: syntax and data validation rules, comma-separated."),
+    def("sql_quote_show_create",          boolean(true),                                        BOTH,    DYN,       "Quote identifiers in SHOW CREATE output always (ON) or only where needed (OFF)."),
     def("sql_safe_updates",               boolean(false),                                       BOTH,    DYN,       "Reject UPDATE and DELETE without a key in WHERE or a LIMIT."),
     def("sql_select_limit",               uint(u64::MAX, 0, u64::MAX),                          BOTH,    DYN,       "Most rows a SELECT returns to the client."),
     def("system_time_zone",               string("UTC"),                                        GLOBAL,  RO,        "Time zone of the machine, read at startup."),

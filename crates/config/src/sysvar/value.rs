@@ -21,6 +21,22 @@ impl SetValue {
     pub fn bits(&self) -> u64 {
         self.bits
     }
+
+    /// Whether member (or switch) `name` is set (case-insensitive).
+    pub fn contains(&self, name: &str) -> bool {
+        self.spec
+            .bit_of(name)
+            .is_some_and(|bit| self.bits & (1u64 << bit) != 0)
+    }
+}
+
+impl VarType for SetValue {
+    fn from_value(value: &SysValue) -> Option<Self> {
+        match value {
+            SysValue::Set(set) => Some(*set),
+            _ => None,
+        }
+    }
 }
 
 /// The current value of a system variable.

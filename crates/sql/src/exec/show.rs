@@ -5,7 +5,7 @@
 //! is bound against the columns and evaluated per row, the way the
 //! planner will treat `information_schema` tables later.
 
-use basalt_config::Qualifier;
+use basalt_config::{keys, Qualifier};
 
 use super::Outcome;
 use crate::acl::{self, privilege::privilege_rows, Privileges};
@@ -203,7 +203,7 @@ pub fn show(
             let text = format!(
                 "CREATE DATABASE {}{} /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ /*!80016 DEFAULT ENCRYPTION='N' */",
                 if *if_not_exists { "/*!32312 IF NOT EXISTS*/ " } else { "" },
-                acl::quote_ident(&schema.name),
+                quote_for_show_create(session, &schema.name),
                 schema.charset,
                 schema.collation
             );
@@ -445,4 +445,24 @@ fn process_list(session: &Session, full: bool) -> SqlResult<Outcome> {
         })
         .collect();
     Ok(rows(cols, data))
+}
+
+/// An identifier in `SHOW CREATE` output: always backtick-quoted with
+/// `sql_quote_show_create` ON (the default), and with it OFF only when it
+/// needs quoting (a keyword, a character outside `[A-Za-z0-9_$]`, or all
+/// digits), as MySQL does.
+fn quote_for_show_create(session: &Session, name: &str) -> String {
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+        && !name.bytes().all(|b| b.is_ascii_digit())
+        && sqlparser::keywords::ALL_KEYWORDS
+            .binary_search(&name.to_ascii_uppercase().as_str())
+            .is_err();
+    if plain && !session.vars.get(keys::SQL_QUOTE_SHOW_CREATE) {
+        name.to_string()
+    } else {
+        acl::quote_ident(name)
+    }
 }

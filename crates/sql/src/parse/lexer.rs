@@ -507,9 +507,45 @@ pub fn is_blank(text: &str) -> bool {
     }
 }
 
+/// True when `text` holds a comment (`/* */`, `#`, `-- `) outside quoted
+/// strings and identifiers.
+pub fn has_comment(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => match read_quoted(text, i, q, true) {
+                Ok((_, end)) => i = end,
+                Err(_) => return false,
+            },
+            b'#' => return true,
+            b'/' if b.get(i + 1) == Some(&b'*') => return true,
+            b'-' if b.get(i + 1) == Some(&b'-')
+                && b.get(i + 2).is_none_or(|c| c.is_ascii_whitespace()) =>
+            {
+                return true
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comments_are_found_outside_strings_only() {
+        assert!(has_comment("/*M!100100 SET @@MAX_STATEMENT_TIME=0 */"));
+        assert!(has_comment("  # note"));
+        assert!(has_comment("-- note"));
+        assert!(has_comment("--"));
+        assert!(!has_comment("SELECT 1--2"));
+        assert!(!has_comment("SELECT '/* x */', \"#\", `--`"));
+        assert!(!has_comment(";"));
+        assert!(!has_comment(""));
+    }
 
     fn words(text: &str) -> Vec<Tok> {
         tokenize(text, true, false)

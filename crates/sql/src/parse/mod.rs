@@ -145,6 +145,13 @@ pub fn split(text: &str, opts: ParseOptions) -> Result<Vec<String>, SqlError> {
         .collect())
 }
 
+/// Whether `text` holds a comment (`/* */`, `#`, `-- `) outside strings:
+/// MySQL answers OK, not ER_EMPTY_QUERY, to a statement that is only
+/// comments.
+pub fn has_comment(text: &str) -> bool {
+    lexer::has_comment(text)
+}
+
 /// Number of `?` placeholders in a statement text.
 pub fn count_placeholders(text: &str, opts: ParseOptions) -> Result<usize, SqlError> {
     let toks = lexer::tokenize(text, opts.backslash_escapes, opts.ansi_quotes)?;

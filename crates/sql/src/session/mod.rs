@@ -359,6 +359,12 @@ impl Session {
             Err(e) => return Err(self.fail(e)),
         };
         if statements.is_empty() {
+            if parse::has_comment(text) {
+                // As MySQL: text that is only comments (a MariaDB-only
+                // `/*M!...*/`, say) is an empty statement, not an error.
+                self.begin_diagnostics(false);
+                return self.write_outcome(exec::Outcome::ok(), out);
+            }
             return Err(self.fail(SqlError::EmptyQuery));
         }
         if statements.len() > 1 && !multi {
@@ -384,6 +390,10 @@ impl Session {
         self.count("Queries");
         let stmt = match parse::parse_statement(text, self.parse_options()) {
             Ok(s) => s,
+            Err(SqlError::EmptyQuery) if parse::has_comment(text) => {
+                self.begin_diagnostics(false);
+                return self.write_outcome(exec::Outcome::ok(), out);
+            }
             Err(e) => {
                 self.begin_diagnostics(false);
                 return Err(self.fail(e));
