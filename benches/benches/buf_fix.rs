@@ -3,32 +3,15 @@
 
 use std::hint::black_box;
 
-use basalt_benches::{mem_storage, run_threads};
+use basalt_benches::{index_pages, mem_storage, run_threads};
 use basalt_buf::LatchMode;
-use basalt_common::{IndexId, PageId, SpaceId};
-use basalt_mtr::Mtr;
-use basalt_page::RedoRecord;
+use basalt_common::PageId;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn bench_fix(c: &mut Criterion) {
     let storage = mem_storage(64 << 20);
     let store = storage.store();
-    let mut pages = Vec::new();
-    for _ in 0..4 {
-        let mut mtr = Mtr::start(store).unwrap();
-        let r = mtr.alloc_page(SpaceId::SYSTEM).unwrap();
-        mtr.apply(
-            r,
-            &RedoRecord::InitIndex {
-                level: 0,
-                index_id: IndexId(1),
-                flags: 0,
-            },
-        )
-        .unwrap();
-        pages.push(mtr.page_id(r));
-        mtr.commit().unwrap();
-    }
+    let pages = index_pages(store, 4);
     let pool = &store.pool;
     let mut group = c.benchmark_group("buf_fix");
     group.throughput(Throughput::Elements(1));

@@ -15,9 +15,8 @@
 
 use std::time::{Duration, Instant};
 
-use basalt_benches::{disk_storage, run_threads};
+use basalt_benches::{disk_storage, index_pages, run_threads};
 use basalt_buf::LatchMode;
-use basalt_common::{IndexId, SpaceId};
 use basalt_mtr::{Mtr, PageStore};
 use basalt_page::RedoRecord;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -37,22 +36,7 @@ fn bench_commit(c: &mut Criterion) {
     let storage = disk_storage(dir.path(), 64 << 20);
     let store = storage.store();
     store.log.set_flush_log_at_trx_commit(1).unwrap();
-    let mut pages = Vec::new();
-    for _ in 0..16 {
-        let mut mtr = Mtr::start(store).unwrap();
-        let r = mtr.alloc_page(SpaceId::SYSTEM).unwrap();
-        mtr.apply(
-            r,
-            &RedoRecord::InitIndex {
-                level: 0,
-                index_id: IndexId(1),
-                flags: 0,
-            },
-        )
-        .unwrap();
-        pages.push(mtr.page_id(r));
-        mtr.commit_durable().unwrap();
-    }
+    let pages = index_pages(store, 16);
 
     // A direct measurement of the group-commit ratio, printed once: rounds
     // interleave the thread counts (the disk's fsync latency drifts on a

@@ -20,8 +20,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt_buf::BufConfig;
+use basalt_common::{IndexId, PageId, SpaceId};
 use basalt_io::{Io, IoConfig, MemIo};
-use basalt_mtr::{Storage, StorageConfig};
+use basalt_mtr::{Mtr, PageStore, Storage, StorageConfig};
+use basalt_page::RedoRecord;
 
 /// Storage over in-memory files, for benches that must not touch a disk.
 pub fn mem_storage(pool_bytes: u64) -> Storage {
@@ -64,4 +66,27 @@ where
         start
     })
     .elapsed()
+}
+
+/// Allocates `n` empty leaf pages in the system tablespace, each in its own
+/// mini-transaction committed durably, and returns their ids.
+pub fn index_pages(store: &PageStore, n: usize) -> Vec<PageId> {
+    (0..n)
+        .map(|_| {
+            let mut mtr = Mtr::start(store).unwrap();
+            let r = mtr.alloc_page(SpaceId::SYSTEM).unwrap();
+            mtr.apply(
+                r,
+                &RedoRecord::InitIndex {
+                    level: 0,
+                    index_id: IndexId(1),
+                    flags: 0,
+                },
+            )
+            .unwrap();
+            let page = mtr.page_id(r);
+            mtr.commit_durable().unwrap();
+            page
+        })
+        .collect()
 }

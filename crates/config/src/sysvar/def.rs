@@ -49,6 +49,17 @@ pub struct SetSpec {
 }
 
 impl SetSpec {
+    /// The member names, comma-separated, in bit order.
+    pub fn member_names(&self) -> String {
+        let names: Vec<&str> = self
+            .names
+            .iter()
+            .copied()
+            .filter(|n| !n.is_empty())
+            .collect();
+        names.join(", ")
+    }
+
     /// Every bit that carries a member.
     pub fn valid_bits(&self) -> u64 {
         self.names
@@ -286,30 +297,14 @@ impl SysVarDef {
             } => integer_expectation(&min, &max, block_size, suffixes),
             SysVarKind::Double { min, max } => format!("a number from {min} to {max}"),
             SysVarKind::Enum(names) => format!("one of {}", names.join(", ")),
-            SysVarKind::Set(spec) if spec.switches => {
-                let names: Vec<&str> = spec
-                    .names
-                    .iter()
-                    .copied()
-                    .filter(|n| !n.is_empty())
-                    .collect();
-                format!(
-                    "default, or a comma-separated list of name=on|off|default for {}",
-                    names.join(", ")
-                )
-            }
-            SysVarKind::Set(spec) => {
-                let names: Vec<&str> = spec
-                    .names
-                    .iter()
-                    .copied()
-                    .filter(|n| !n.is_empty())
-                    .collect();
-                format!(
-                    "a comma-separated list of {} (or nothing)",
-                    names.join(", ")
-                )
-            }
+            SysVarKind::Set(spec) if spec.switches => format!(
+                "default, or a comma-separated list of name=on|off|default for {}",
+                spec.member_names()
+            ),
+            SysVarKind::Set(spec) => format!(
+                "a comma-separated list of {} (or nothing)",
+                spec.member_names()
+            ),
             SysVarKind::Str { .. } => "a string".to_string(),
             SysVarKind::Path => "a non-empty path".to_string(),
             SysVarKind::Charset { .. } => {

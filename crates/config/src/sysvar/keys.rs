@@ -104,25 +104,25 @@ impl Key<&'static str> {
     }
 }
 
+/// Registry position of set variable `name` (a build error otherwise).
+const fn set_index(name: &str) -> usize {
+    let i = const_index(name);
+    assert!(
+        matches!(TABLE[i].kind, SysVarKind::Set(_)),
+        "not a set variable"
+    );
+    i
+}
+
 impl Key<SqlMode> {
     const fn new(name: &str) -> Self {
-        let i = const_index(name);
-        assert!(
-            matches!(TABLE[i].kind, SysVarKind::Set(_)),
-            "not a set variable"
-        );
-        Self::at(i)
+        Self::at(set_index(name))
     }
 }
 
 impl Key<SetValue> {
     const fn new(name: &str) -> Self {
-        let i = const_index(name);
-        assert!(
-            matches!(TABLE[i].kind, SysVarKind::Set(_)),
-            "not a set variable"
-        );
-        Self::at(i)
+        Self::at(set_index(name))
     }
 }
 
