@@ -157,7 +157,7 @@
 //! writers (with a deadlock watchdog), fill factors, bulk load versus
 //! one-by-one inserts, overflow-page reuse, abort safety and a file-backed
 //! run, and a crash test (`*_crash`) that recovers the tree after power
-//! loss. Random tests print their seed and take `BASALT_SEED=<u64>`;
+//! loss. Random tests print their seed and take `BASALT_TEST_SEED=<u64>`;
 //! `BASALT_BTREE_OPS=<n>` sets their operation counts (defaults keep
 //! `cargo test -p basalt-btree` under a minute in debug builds); the 64 MiB
 //! value test is `#[ignore]`d (`cargo test -p basalt-btree -- --ignored`).

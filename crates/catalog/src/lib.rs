@@ -166,7 +166,7 @@
 //! an oversized batch, a failing log write, a crash after `apply`
 //! returned, a crash at every write during a batch), `model` (seeded
 //! random batches against a `BTreeMap` model with restarts and crashes;
-//! `BASALT_SEED=<u64>` replays, `BASALT_CATALOG_BATCHES=<n>` runs longer),
+//! `BASALT_TEST_SEED=<u64>` replays, `BASALT_CATALOG_BATCHES=<n>` runs longer),
 //! `concurrent` (threads applying at once, readers meanwhile, a deadlock
 //! watchdog), `ids` (durable, unique id allocation). The tests that
 //! check rows also run `validate` on every system tree. The whole suite

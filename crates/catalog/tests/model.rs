@@ -2,7 +2,7 @@
 //! catalog must hold exactly what the model holds (first difference
 //! fails, with the seed); refused batches must change nothing; clean
 //! restarts and crashes in between must lose nothing that was applied.
-//! `BASALT_SEED=<u64>` replays a run, `BASALT_CATALOG_BATCHES=<n>` sets
+//! `BASALT_TEST_SEED=<u64>` replays a run, `BASALT_CATALOG_BATCHES=<n>` sets
 //! its length.
 
 mod support;

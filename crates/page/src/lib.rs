@@ -118,7 +118,7 @@
 //! index page against a `Vec<Vec<u8>>`, record round trips, redo round
 //! trips and replay equivalence, and a robustness test feeding damaged
 //! bytes to every decoder. Random tests print their seed and take
-//! `BASALT_SEED=<u64>` to replay one; `BASALT_PAGE_ITERS=<n>` multiplies
+//! `BASALT_TEST_SEED=<u64>` to replay one; `BASALT_PAGE_ITERS=<n>` multiplies
 //! their iteration counts for long runs. `fuzz/` (outside the workspace)
 //! holds a cargo-fuzz target for the page, record and redo decoders.
 

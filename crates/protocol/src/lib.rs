@@ -122,7 +122,7 @@
 //! ```
 //!
 //! The same decoders run in the normal test suite on seeded random input
-//! (`tests/decoders_random.rs`; `BASALT_SEED=<n>` replays a run,
+//! (`tests/decoders_random.rs`; `BASALT_TEST_SEED=<n>` replays a run,
 //! `BASALT_FUZZ_ITERS=<n>` runs longer).
 //!
 //! # Tests

@@ -1,5 +1,5 @@
 //! The fuzz targets' decoders on seeded random input, in the normal suite
-//! (stable toolchain). `BASALT_SEED` replays, `BASALT_FUZZ_ITERS` scales.
+//! (stable toolchain). `BASALT_TEST_SEED` replays, `BASALT_FUZZ_ITERS` scales.
 //! Properties: no decoder panics; framing and length-encoding round-trip
 //! against a plain `Vec` model and fail on the first difference.
 

@@ -1,6 +1,6 @@
 //! Hostile input: garbage handshakes, truncated and oversized packets,
 //! random commands and mutated COM_STMT_EXECUTE packets. Seeded
-//! (`BASALT_SEED`), longer with `BASALT_FUZZ_ITERS`. After every batch a
+//! (`BASALT_TEST_SEED`), longer with `BASALT_FUZZ_ITERS`. After every batch a
 //! normal client must still be served, and no server thread may panic.
 
 mod common;

@@ -13,10 +13,10 @@ use basalt_catalog::{
 use basalt_io::{FaultPlan, FaultyIo, Io, MemIo, OpenOptions};
 use basalt_mtr::{PageStore, Storage, StorageConfig};
 
-/// Seed from `BASALT_SEED`, or a fresh one; printed so a failure can be
+/// Seed from `BASALT_TEST_SEED`, or a fresh one; printed so a failure can be
 /// replayed.
 pub fn seed(test: &str) -> u64 {
-    let seed = std::env::var("BASALT_SEED")
+    let seed = std::env::var("BASALT_TEST_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| {
@@ -25,7 +25,7 @@ pub fn seed(test: &str) -> u64 {
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(42)
         });
-    eprintln!("{test}: seed {seed} (replay with BASALT_SEED={seed})");
+    eprintln!("{test}: seed {seed} (replay with BASALT_TEST_SEED={seed})");
     seed
 }
 

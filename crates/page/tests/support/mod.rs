@@ -7,15 +7,18 @@ use basalt_page::rec::{FieldDef, FieldKind, RecordLayout};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// A seeded generator. The seed comes from `BASALT_SEED` or is drawn at
+/// A seeded generator. The seed comes from `BASALT_TEST_SEED` or is drawn at
 /// random; it is printed so a failing run (whose output cargo shows) can be
-/// replayed with `BASALT_SEED=<seed>`.
+/// replayed with `BASALT_TEST_SEED=<seed>`.
 pub fn rng(test: &str) -> SmallRng {
-    let seed = match std::env::var("BASALT_SEED") {
-        Ok(s) => s.trim().parse::<u64>().expect("BASALT_SEED must be a u64"),
+    let seed = match std::env::var("BASALT_TEST_SEED") {
+        Ok(s) => s
+            .trim()
+            .parse::<u64>()
+            .expect("BASALT_TEST_SEED must be a u64"),
         Err(_) => rand::random(),
     };
-    println!("{test}: seed {seed} (replay with BASALT_SEED={seed})");
+    println!("{test}: seed {seed} (replay with BASALT_TEST_SEED={seed})");
     SmallRng::seed_from_u64(seed)
 }
 

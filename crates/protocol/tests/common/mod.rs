@@ -690,10 +690,10 @@ impl Drop for TestServer {
     }
 }
 
-/// Seed for randomized tests: `BASALT_SEED` or the clock; printed so a
+/// Seed for randomized tests: `BASALT_TEST_SEED` or the clock; printed so a
 /// failing run can be replayed.
 pub fn seed() -> u64 {
-    let seed = std::env::var("BASALT_SEED")
+    let seed = std::env::var("BASALT_TEST_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| {
@@ -702,6 +702,6 @@ pub fn seed() -> u64 {
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(1)
         });
-    eprintln!("BASALT_SEED={seed}");
+    eprintln!("BASALT_TEST_SEED={seed}");
     seed
 }
