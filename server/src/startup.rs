@@ -115,6 +115,7 @@ fn storage_config(globals: &GlobalVars, datadir: &Path) -> StorageConfig {
         usize::try_from(globals.get(keys::INNODB_LOG_BUFFER_SIZE)).unwrap_or(usize::MAX);
     log.flush_log_at_trx_commit = globals.get(keys::INNODB_FLUSH_LOG_AT_TRX_COMMIT) as u8;
     log.flush_log_at_timeout_secs = u32_of(globals.get(keys::INNODB_FLUSH_LOG_AT_TIMEOUT));
+    log.file_buffering = globals.get(keys::INNODB_LOG_FILE_BUFFERING);
     let mut config = StorageConfig::new(datadir);
     config.log = log;
     config.buf = buf;

@@ -43,6 +43,10 @@ pub struct LogConfig {
     /// `innodb_flush_log_at_timeout`: period of the background write+fsync
     /// in seconds (1..=2700, default 1).
     pub flush_log_at_timeout_secs: u32,
+    /// `innodb_log_file_buffering`: write the log files through the OS
+    /// page cache (true) or with O_DIRECT (false, the default; the OS cache
+    /// is used anyway where the filesystem refuses O_DIRECT).
+    pub file_buffering: bool,
 }
 
 impl LogConfig {
@@ -55,6 +59,7 @@ impl LogConfig {
             buffer_size: DEFAULT_LOG_BUFFER_SIZE,
             flush_log_at_trx_commit: 1,
             flush_log_at_timeout_secs: 1,
+            file_buffering: false,
         }
     }
 

