@@ -144,6 +144,16 @@ fn prepared_statements_round_trip_every_parameter_type() {
     assert_eq!(rows, vec![("autocommit".to_string(), "ON".to_string())]);
     let e = conn.exec_drop("SELECT ?", (1, 2)).unwrap_err();
     assert!(matches!(e, mysql::Error::DriverError(_)), "{e:?}");
+    // As MySQL: the statements that manage prepared statements cannot be
+    // prepared themselves (ER_UNSUPPORTED_PS).
+    for text in [
+        "PREPARE p FROM 'SELECT 1'",
+        "EXECUTE p",
+        "DEALLOCATE PREPARE p",
+    ] {
+        let (code, state, _) = server_error(conn.prep(text).unwrap_err());
+        assert_eq!((code, state.as_str()), (1295, "HY000"), "{text}");
+    }
     conn.close(stmt).unwrap();
 }
 
