@@ -10,6 +10,8 @@
 //! * [`TrxId`] (48 bits on disk) and [`RollPtr`] (56 bits on disk): the
 //!   clustered-index system columns `DB_TRX_ID` and `DB_ROLL_PTR`.
 //! * [`IndexId`]: identifies a B+tree; stamped on every index page.
+//! * [`like`]: the SQL `LIKE` matcher, shared by the `LIKE` operator and
+//!   the `SHOW ... LIKE` filters.
 //!
 //! Rule: this crate holds plain data and pure functions only. No I/O, no
 //! threads, no knowledge of pages beyond their size.
@@ -20,3 +22,4 @@ mod ids;
 
 pub use ids::{IndexId, Lsn, PageId, PageNo, RollPtr, SpaceId, TrxId, FIL_NULL, PAGE_SIZE};
 pub mod layout;
+pub mod like;

@@ -96,7 +96,6 @@ pub mod error;
 pub mod error_map;
 pub mod exec;
 pub mod expr;
-pub mod like;
 pub mod parse;
 pub mod server;
 pub mod session;

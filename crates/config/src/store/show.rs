@@ -1,4 +1,4 @@
-//! `SHOW VARIABLES` rows and the `LIKE` pattern matcher.
+//! `SHOW VARIABLES` rows and their `LIKE` filter.
 
 /// One row of `SHOW VARIABLES`: `Variable_name`, `Value`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,54 +13,7 @@ pub struct VariableRow {
 /// escapes the next character; comparison ignores ASCII case (variable
 /// names are ASCII and `SHOW VARIABLES LIKE` is case-insensitive).
 pub fn like_matches(pattern: &str, text: &str) -> bool {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Tok {
-        Any,
-        One,
-        Char(char),
-    }
-    let mut tokens = Vec::with_capacity(pattern.len());
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        tokens.push(match c {
-            '%' => Tok::Any,
-            '_' => Tok::One,
-            // A trailing backslash matches itself, as in MySQL.
-            '\\' => Tok::Char(chars.next().unwrap_or('\\')),
-            c => Tok::Char(c),
-        });
-    }
-    let text: Vec<char> = text.chars().collect();
-
-    // Greedy matching with one backtrack point (the last `%`): linear for
-    // the patterns people write, never exponential.
-    let (mut t, mut p) = (0usize, 0usize);
-    let mut backtrack: Option<(usize, usize)> = None;
-    while t < text.len() {
-        match tokens.get(p) {
-            Some(Tok::Any) => {
-                backtrack = Some((p, t));
-                p += 1;
-            }
-            Some(Tok::One) => {
-                t += 1;
-                p += 1;
-            }
-            Some(Tok::Char(c)) if c.eq_ignore_ascii_case(&text[t]) => {
-                t += 1;
-                p += 1;
-            }
-            _ => match backtrack {
-                Some((bp, bt)) => {
-                    backtrack = Some((bp, bt + 1));
-                    p = bp + 1;
-                    t = bt + 1;
-                }
-                None => return false,
-            },
-        }
-    }
-    tokens[p..].iter().all(|tok| *tok == Tok::Any)
+    basalt_common::like::like_with(pattern, text, Some('\\'), |a, b| a.eq_ignore_ascii_case(&b))
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use super::store::{
 };
 use super::SecurityContext;
 use crate::error::{SqlError, SqlResult, Warning};
-use crate::like::like_with;
+use basalt_common::like::like_with;
 
 /// `(user, host)` of an account.
 pub type AccountKey = (String, String);

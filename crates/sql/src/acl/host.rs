@@ -20,7 +20,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use crate::like::like_match;
+use basalt_common::like::like_match;
 
 fn parse_ip(s: &str) -> Option<IpAddr> {
     let ip: IpAddr = s

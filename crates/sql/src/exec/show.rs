@@ -11,12 +11,12 @@ use super::Outcome;
 use crate::acl::{self, privilege::privilege_rows, Privileges};
 use crate::error::{Level, SqlError, SqlResult};
 use crate::expr::{eval, Binder};
-use crate::like::like_match;
 use crate::parse::{Filter, Scope, Show, UserSpec};
 use crate::server::COUNTERS;
 use crate::session::Session;
 use crate::value::convert::is_true;
 use crate::value::{Collation, SqlType, Value};
+use basalt_common::like::like_match;
 
 fn text_col(name: &str, len: u32) -> (String, SqlType) {
     (name.to_string(), SqlType::string(len, Collation::DEFAULT))

@@ -10,10 +10,10 @@ use std::cmp::Ordering;
 
 use super::{arith, func, BinaryOp, CastTarget, EvalContext, Expr, ExprKind, IsTest, UnaryOp};
 use crate::error::{SqlError, SqlResult, Warning};
-use crate::like::like_with;
 use crate::value::convert::{self, is_true, to_bytes, to_decimal, to_f64, to_i64, to_u64};
 use crate::value::decimal::Decimal;
 use crate::value::{compare, temporal, Collation, SqlType, TypeKind, Value};
+use basalt_common::like::like_with;
 
 fn bool_value(b: bool) -> Value {
     Value::Int(i64::from(b))
