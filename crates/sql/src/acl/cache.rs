@@ -322,13 +322,7 @@ impl AclCache {
                 }
                 changes.push(AclChange::PutAccount(u));
             }
-            if !failed.is_empty() {
-                return Err(SqlError::AccountOperationFailed {
-                    operation: "CREATE USER",
-                    accounts: failed.join(","),
-                });
-            }
-            Ok(changes)
+            all_or_nothing("CREATE USER", &failed, changes)
         })
     }
 
@@ -367,13 +361,7 @@ impl AclCache {
                 });
                 revoke_object_grants(s, &a.user, &a.host, &mut changes);
             }
-            if !failed.is_empty() {
-                return Err(SqlError::AccountOperationFailed {
-                    operation: "DROP USER",
-                    accounts: failed.join(","),
-                });
-            }
-            Ok(changes)
+            all_or_nothing("DROP USER", &failed, changes)
         })
     }
 
@@ -498,13 +486,7 @@ impl AclCache {
                 apply_to_snapshot(&mut work, &batch);
                 changes.extend(batch);
             }
-            if !failed.is_empty() {
-                return Err(SqlError::AccountOperationFailed {
-                    operation: "RENAME USER",
-                    accounts: failed.join(","),
-                });
-            }
-            Ok(changes)
+            all_or_nothing("RENAME USER", &failed, changes)
         })
     }
 
@@ -722,5 +704,22 @@ impl Level {
             Level::Database(_) => GrantScope::Database,
             Level::Table(..) => GrantScope::Table,
         }
+    }
+}
+
+/// The changes of an account statement, or ER_CANNOT_USER (1396) naming
+/// every account it failed on: MySQL changes none when one fails.
+fn all_or_nothing(
+    operation: &'static str,
+    failed: &[String],
+    changes: Vec<AclChange>,
+) -> SqlResult<Vec<AclChange>> {
+    if failed.is_empty() {
+        Ok(changes)
+    } else {
+        Err(SqlError::AccountOperationFailed {
+            operation,
+            accounts: failed.join(","),
+        })
     }
 }
