@@ -403,6 +403,18 @@ fn set_value(c: &mut Cursor<'_>, system: bool) -> R<SetValue> {
     Ok(SetValue::Expr(Box::new(c.expr_until(&[])?)))
 }
 
+/// A transaction access mode, consumed: `READ ONLY` is `Some(true)`, `READ
+/// WRITE` `Some(false)`; anything else `None` (nothing consumed).
+fn access_mode(c: &mut Cursor<'_>) -> Option<bool> {
+    if c.kws(&["READ", "ONLY"]) {
+        Some(true)
+    } else if c.kws(&["READ", "WRITE"]) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 fn parse_set_transaction(c: &mut Cursor<'_>, scope: TxScope) -> R<Statement> {
     let mut isolation = None;
     let mut read_only = None;
@@ -419,10 +431,8 @@ fn parse_set_transaction(c: &mut Cursor<'_>, scope: TxScope) -> R<Statement> {
             } else {
                 return Err(c.error());
             });
-        } else if c.kws(&["READ", "ONLY"]) {
-            read_only = Some(true);
-        } else if c.kws(&["READ", "WRITE"]) {
-            read_only = Some(false);
+        } else if let Some(mode) = access_mode(c) {
+            read_only = Some(mode);
         } else {
             return Err(c.error());
         }
@@ -992,10 +1002,8 @@ pub(crate) fn parse_admin(c: &mut Cursor<'_>) -> Option<R<Statement>> {
                     break;
                 }
                 if c.kws(&["WITH", "CONSISTENT", "SNAPSHOT"]) {
-                } else if c.kws(&["READ", "ONLY"]) {
-                    read_only = Some(true);
-                } else if c.kws(&["READ", "WRITE"]) {
-                    read_only = Some(false);
+                } else if let Some(mode) = access_mode(c) {
+                    read_only = Some(mode);
                 } else {
                     return Err(c.error());
                 }
