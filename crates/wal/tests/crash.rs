@@ -13,6 +13,7 @@ use basalt_wal::format::{
 };
 use basalt_wal::{Log, LogConfig, LsnRange, ScanEnd, BLOCK_SIZE, LOG_START_LSN};
 use common::*;
+use rand::rngs::SmallRng;
 use rand::Rng;
 
 /// Small files and no timer, so that the only log writes are the ones a
@@ -316,6 +317,62 @@ fn a_torn_checkpoint_write_leaves_the_previous_checkpoint_crash() {
     assert_same_stream(&bytes, &stream_from(&groups, from, c.end), from);
 }
 
+/// 32 groups of random sizes; every third one, and others with
+/// probability `p`, is flushed (so a run makes at least 10 log writes).
+fn flushing_workload(rng: &mut SmallRng, p: f64) -> Vec<(Vec<u8>, bool)> {
+    (0..32)
+        .map(|i| {
+            let len = rng.gen_range(1..2500);
+            (group_bytes(rng, len), i % 3 == 2 || rng.gen_bool(p))
+        })
+        .collect()
+}
+
+/// Appends the workload, flushing where it says, until the log fails (a
+/// failure must be fatal). Returns the groups appended and the end of the
+/// last acknowledged flush.
+fn run_until_failure(log: &Log, workload: &[(Vec<u8>, bool)]) -> (Vec<(LsnRange, Vec<u8>)>, Lsn) {
+    let mut groups = Vec::new();
+    let mut acked = LOG_START_LSN;
+    for (bytes, flush) in workload {
+        let Ok(r) = log.append(bytes) else { break };
+        log.mark_closed(r);
+        groups.push((r, bytes.clone()));
+        if *flush {
+            match log.flush_up_to(r.end) {
+                Ok(()) => acked = r.end,
+                Err(e) => {
+                    assert!(e.is_fatal(), "{e}");
+                    break;
+                }
+            }
+        }
+    }
+    (groups, acked)
+}
+
+/// Recovery of `mem` returns a prefix of the appended stream that reaches
+/// at least `acked` and at most `end`.
+fn check_durable_prefix(
+    mem: &Arc<MemIo>,
+    cfg: &LogConfig,
+    groups: &[(LsnRange, Vec<u8>)],
+    acked: Lsn,
+    end: Lsn,
+    what: &str,
+) {
+    let mut scan = Log::open_for_recovery(mem.clone(), cfg)
+        .unwrap_or_else(|e| panic!("{what}: recovery does not open: {e}"));
+    let (from, bytes) = scan_all(&mut scan);
+    let got_end = scan.scanned_lsn();
+    assert!(
+        got_end >= acked,
+        "{what}: lost acknowledged redo {got_end} < {acked}"
+    );
+    assert!(got_end <= end, "{what}: {got_end} beyond the end {end}");
+    assert_same_stream(&bytes, &stream_from(groups, from, got_end), from);
+}
+
 /// Crash at every log write of a workload (torn at a random byte): the
 /// recovered redo is always a prefix of what was appended and holds
 /// everything whose `flush_up_to` succeeded.
@@ -324,12 +381,7 @@ fn recovered_redo_is_a_durable_prefix_at_every_crash_point_crash() {
     let mut rng = seeded_rng("recovered_redo_is_a_durable_prefix_at_every_crash_point_crash");
     let cfg = quiet_config();
     // At least every third group is flushed: at least 10 log writes.
-    let workload: Vec<(Vec<u8>, bool)> = (0..32)
-        .map(|i| {
-            let len = rng.gen_range(1..2500);
-            (group_bytes(&mut rng, len), i % 3 == 2 || rng.gen_bool(0.4))
-        })
-        .collect();
+    let workload = flushing_workload(&mut rng, 0.4);
     let mut n = 1u64;
     let mut crashed_runs = 0;
     loop {
@@ -337,36 +389,13 @@ fn recovered_redo_is_a_durable_prefix_at_every_crash_point_crash() {
         let log = Log::create(io.clone(), &cfg, LOG_START_LSN).expect("create");
         let keep = rng.gen_range(0..12_000);
         plan.crash_at_write_torn(n, keep);
-        let mut groups = Vec::new();
-        let mut acked = LOG_START_LSN;
-        for (bytes, flush) in &workload {
-            let Ok(r) = log.append(bytes) else { break };
-            log.mark_closed(r);
-            groups.push((r, bytes.clone()));
-            if *flush {
-                match log.flush_up_to(r.end) {
-                    Ok(()) => acked = r.end,
-                    Err(e) => {
-                        assert!(e.is_fatal(), "{e}");
-                        break;
-                    }
-                }
-            }
-        }
+        let (groups, acked) = run_until_failure(&log, &workload);
         let end = log.current_lsn();
         let crashed = plan.is_crashed();
         drop(log);
         mem.crash();
-        let mut scan =
-            Log::open_for_recovery(mem.clone(), &cfg).expect("recovery opens after any crash");
-        let (from, bytes) = scan_all(&mut scan);
-        let got_end = scan.scanned_lsn();
-        assert!(
-            got_end >= acked,
-            "crash at write {n} (keep {keep}): lost acknowledged redo {got_end} < {acked}"
-        );
-        assert!(got_end <= end);
-        assert_same_stream(&bytes, &stream_from(&groups, from, got_end), from);
+        let what = format!("crash at write {n} (keep {keep})");
+        check_durable_prefix(&mem, &cfg, &groups, acked, end, &what);
         if !crashed {
             break;
         }
@@ -386,12 +415,7 @@ fn sector_torn_writes_never_lose_acknowledged_redo_crash() {
     // Buffered, so that the fault model tears at every 512-byte boundary
     // (a device may tear an O_DIRECT write at any sector too).
     let cfg = buffered_quiet_config();
-    let workload: Vec<(Vec<u8>, bool)> = (0..32)
-        .map(|i| {
-            let len = rng.gen_range(1..2500);
-            (group_bytes(&mut rng, len), i % 3 == 2 || rng.gen_bool(0.5))
-        })
-        .collect();
+    let workload = flushing_workload(&mut rng, 0.5);
     let mut n = 1u64;
     let mut torn_runs = 0;
     loop {
@@ -399,36 +423,13 @@ fn sector_torn_writes_never_lose_acknowledged_redo_crash() {
         let log = Log::create(io.clone(), &cfg, LOG_START_LSN).expect("create");
         let keep = rng.gen_range(0..24) * BLOCK_SIZE;
         plan.tear_write_to("ib_logfile", n, keep, TornWriteReport::Failure);
-        let mut groups = Vec::new();
-        let mut acked = LOG_START_LSN;
-        for (bytes, flush) in &workload {
-            let Ok(r) = log.append(bytes) else { break };
-            log.mark_closed(r);
-            groups.push((r, bytes.clone()));
-            if *flush {
-                match log.flush_up_to(r.end) {
-                    Ok(()) => acked = r.end,
-                    Err(e) => {
-                        assert!(e.is_fatal(), "{e}");
-                        break;
-                    }
-                }
-            }
-        }
+        let (groups, acked) = run_until_failure(&log, &workload);
         let end = log.current_lsn();
         let torn = plan.faults_fired() > 0;
         drop(log);
         // No mem.crash(): the disk kept every write issued before the tear.
-        let mut scan =
-            Log::open_for_recovery(mem.clone(), &cfg).expect("recovery opens after a torn write");
-        let (from, bytes) = scan_all(&mut scan);
-        let got_end = scan.scanned_lsn();
-        assert!(
-            got_end >= acked,
-            "tear at write {n} (keep {keep}): lost acknowledged redo {got_end} < {acked}"
-        );
-        assert!(got_end <= end);
-        assert_same_stream(&bytes, &stream_from(&groups, from, got_end), from);
+        let what = format!("tear at write {n} (keep {keep})");
+        check_durable_prefix(&mem, &cfg, &groups, acked, end, &what);
         if !torn {
             break;
         }
