@@ -174,14 +174,7 @@ impl<'s> Cursor<'s> {
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<RecordRef<'_>>> {
         let found = match self.state {
-            State::Start | State::BeforeFirst => {
-                let lower = match &self.lower {
-                    Bound::Unbounded => None,
-                    Bound::Included(k) => Some((k, true)),
-                    Bound::Excluded(k) => Some((k, false)),
-                };
-                self.seek_forward(lower)?
-            }
+            State::Start | State::BeforeFirst => self.seek_forward(bound_key(&self.lower))?,
             State::On => {
                 let g = self.take_leaf()?;
                 self.settle_forward(g, self.slot + 1)?
@@ -196,14 +189,7 @@ impl<'s> Cursor<'s> {
     /// before the lower bound.
     pub fn prev(&mut self) -> Result<Option<RecordRef<'_>>> {
         let found = match self.state {
-            State::Start | State::AfterLast => {
-                let upper = match &self.upper {
-                    Bound::Unbounded => None,
-                    Bound::Included(k) => Some((k, true)),
-                    Bound::Excluded(k) => Some((k, false)),
-                };
-                self.seek_backward(upper)?
-            }
+            State::Start | State::AfterLast => self.seek_backward(bound_key(&self.upper))?,
             State::On if self.slot > 0 => {
                 let g = self.take_leaf()?;
                 Some((g, self.slot - 1))
@@ -523,5 +509,15 @@ impl<'s> Cursor<'s> {
             return Ok(None);
         }
         Ok(Some(page.n_recs() - 1))
+    }
+}
+
+/// A bound as the seek functions take it: the key and whether it is
+/// included; `None` for no bound.
+fn bound_key(bound: &Bound<OwnedKey>) -> Option<(&OwnedKey, bool)> {
+    match bound {
+        Bound::Unbounded => None,
+        Bound::Included(k) => Some((k, true)),
+        Bound::Excluded(k) => Some((k, false)),
     }
 }
