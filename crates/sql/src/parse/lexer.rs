@@ -267,10 +267,7 @@ pub fn tokenize(text: &str, backslash: bool, ansi_quotes: bool) -> Result<Vec<To
             }
             b'@' => {
                 if b.get(i + 1) == Some(&b'@') {
-                    let mut j = i + 2;
-                    while j < b.len() && (is_ident_byte(b[j]) || b[j] == b'.') {
-                        j += 1;
-                    }
+                    let j = skip_while(b, i + 2, |c| is_ident_byte(c) || c == b'.');
                     if j == i + 2 {
                         return Err(syntax_error(text, i));
                     }
@@ -289,10 +286,7 @@ pub fn tokenize(text: &str, backslash: bool, ansi_quotes: bool) -> Result<Vec<To
                     });
                     i = end;
                 } else {
-                    let mut j = i + 1;
-                    while j < b.len() && (is_ident_byte(b[j]) || b[j] == b'.') {
-                        j += 1;
-                    }
+                    let j = skip_while(b, i + 1, |c| is_ident_byte(c) || c == b'.');
                     out.push(Token {
                         tok: Tok::UserVar(text[i + 1..j].to_string()),
                         start,
@@ -304,15 +298,10 @@ pub fn tokenize(text: &str, backslash: bool, ansi_quotes: bool) -> Result<Vec<To
             b'0' if matches!(b.get(i + 1), Some(b'x'))
                 && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit) =>
             {
-                let mut j = i + 2;
-                while j < b.len() && b[j].is_ascii_hexdigit() {
-                    j += 1;
-                }
+                let mut j = skip_while(b, i + 2, |c| c.is_ascii_hexdigit());
                 if j < b.len() && is_ident_byte(b[j]) {
                     // `0xg...` is an identifier in MySQL.
-                    while j < b.len() && is_ident_byte(b[j]) {
-                        j += 1;
-                    }
+                    j = skip_while(b, j, is_ident_byte);
                     out.push(Token {
                         tok: Tok::Word(text[i..j].to_string()),
                         start,
@@ -330,10 +319,7 @@ pub fn tokenize(text: &str, backslash: bool, ansi_quotes: bool) -> Result<Vec<To
             b'0' if matches!(b.get(i + 1), Some(b'b'))
                 && b.get(i + 2).is_some_and(|d| *d == b'0' || *d == b'1') =>
             {
-                let mut j = i + 2;
-                while j < b.len() && (b[j] == b'0' || b[j] == b'1') {
-                    j += 1;
-                }
+                let j = skip_while(b, i + 2, |c| c == b'0' || c == b'1');
                 out.push(Token {
                     tok: Tok::Bits(text[i + 2..j].to_string()),
                     start,
@@ -342,15 +328,9 @@ pub fn tokenize(text: &str, backslash: bool, ansi_quotes: bool) -> Result<Vec<To
                 i = j;
             }
             b'0'..=b'9' | b'.' if c != b'.' || b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
-                let mut j = i;
-                while j < b.len() && b[j].is_ascii_digit() {
-                    j += 1;
-                }
+                let mut j = skip_while(b, i, |c| c.is_ascii_digit());
                 if j < b.len() && b[j] == b'.' {
-                    j += 1;
-                    while j < b.len() && b[j].is_ascii_digit() {
-                        j += 1;
-                    }
+                    j = skip_while(b, j + 1, |c| c.is_ascii_digit());
                 }
                 if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
                     let mut k = j + 1;
@@ -358,17 +338,12 @@ pub fn tokenize(text: &str, backslash: bool, ansi_quotes: bool) -> Result<Vec<To
                         k += 1;
                     }
                     if k < b.len() && b[k].is_ascii_digit() {
-                        while k < b.len() && b[k].is_ascii_digit() {
-                            k += 1;
-                        }
-                        j = k;
+                        j = skip_while(b, k, |c| c.is_ascii_digit());
                     }
                 }
                 if j < b.len() && is_ident_byte(b[j]) && !text[i..j].contains('.') {
                     // `1abc`: an identifier starting with digits.
-                    while j < b.len() && is_ident_byte(b[j]) {
-                        j += 1;
-                    }
+                    j = skip_while(b, j, is_ident_byte);
                     out.push(Token {
                         tok: Tok::Word(text[i..j].to_string()),
                         start,
@@ -384,10 +359,7 @@ pub fn tokenize(text: &str, backslash: bool, ansi_quotes: bool) -> Result<Vec<To
                 i = j;
             }
             _ if is_ident_byte(c) => {
-                let mut j = i;
-                while j < b.len() && is_ident_byte(b[j]) {
-                    j += 1;
-                }
+                let j = skip_while(b, i, is_ident_byte);
                 let word = &text[i..j];
                 // X'..' and B'..' literals.
                 if j == i + 1 && b.get(j) == Some(&b'\'') && matches!(c, b'x' | b'X' | b'b' | b'B')
@@ -505,6 +477,14 @@ pub fn is_blank(text: &str) -> bool {
         Ok(tokens) => tokens.is_empty(),
         Err(_) => false,
     }
+}
+
+/// The first position at or after `i` whose byte fails `pred` (or the end).
+fn skip_while(b: &[u8], mut i: usize, pred: impl Fn(u8) -> bool) -> usize {
+    while i < b.len() && pred(b[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// True when `text` holds a comment (`/* */`, `#`, `-- `) outside quoted
