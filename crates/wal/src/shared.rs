@@ -257,7 +257,7 @@ impl Shared {
         }
     }
 
-    /// Asks the writer and flusher to make the log durable up to `lsn`.
+    /// Asks for the log to be made durable up to `lsn`.
     ///
     /// Only the flusher is woken: it writes what it fsyncs itself, so the
     /// commits arriving during one fsync are written together by the next
@@ -301,10 +301,7 @@ impl Shared {
         if !self.usable() {
             return true;
         }
-        if self.buffer.advance_ready().is_some() {
-            self.space.notify();
-        }
-        let ready = self.buffer.ready_lsn();
+        let ready = self.advance_ready();
         let written = self.written.get();
         ready > written
             && (self.write_req.load(SeqCst) > written || ready - written >= self.pressure)
@@ -320,10 +317,16 @@ impl Shared {
         if self.flush_req.load(SeqCst) <= flushed {
             return false;
         }
+        self.advance_ready() > flushed
+    }
+
+    /// Moves the ready LSN over fully copied ranges (letting appenders
+    /// that wait for link-buffer room retry) and returns it.
+    fn advance_ready(&self) -> u64 {
         if self.buffer.advance_ready().is_some() {
             self.space.notify();
         }
-        self.buffer.ready_lsn() > flushed
+        self.buffer.ready_lsn()
     }
 
     /// Blocks until `cond()` holds, or the log stops (error).
