@@ -11,7 +11,10 @@
 //! * `BASALT_BENCH_ROUNDS` (default 5): interleaved rounds per thread count;
 //! * `BASALT_BENCH_COMMITS` (default 200): commits per thread per round;
 //! * `BASALT_BENCH_DIRECT_ONLY=1`: print the direct measurement and stop
-//!   before criterion's part.
+//!   before criterion's part;
+//! * `BASALT_BENCH_THREAD_COUNTS` (default `1,4,16`): the committer counts
+//!   of the direct measurement (ratios are to the first);
+//! * `BASALT_BENCH_DIR`: where the data directory goes (default `.`).
 
 use std::time::{Duration, Instant};
 
@@ -43,7 +46,11 @@ fn bench_commit(c: &mut Criterion) {
     // shared machine) and the medians are compared.
     let rounds = env_u64("BASALT_BENCH_ROUNDS", 5).max(1);
     let per = env_u64("BASALT_BENCH_COMMITS", 200).max(1);
-    let counts = [1usize, 4, 16];
+    let counts: Vec<usize> = std::env::var("BASALT_BENCH_THREAD_COUNTS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .filter(|c: &Vec<usize>| !c.is_empty() && !c.contains(&0))
+        .unwrap_or_else(|| vec![1, 4, 16]);
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
     for _round in 0..rounds {
         for (slot, &threads) in counts.iter().enumerate() {
@@ -59,8 +66,9 @@ fn bench_commit(c: &mut Criterion) {
     let medians: Vec<f64> = rates.iter_mut().map(|r| median(r)).collect();
     for (threads, rate) in counts.iter().zip(&medians) {
         println!(
-            "mtr_commit flush_log_at_trx_commit=1: {threads:>2} committers: median {rate:>9.0} commits/s over {rounds} interleaved rounds ({:.1}x one committer)",
-            rate / medians[0]
+            "mtr_commit flush_log_at_trx_commit=1: {threads:>2} committers: median {rate:>9.0} commits/s over {rounds} interleaved rounds ({:.1}x {} committer(s))",
+            rate / medians[0],
+            counts[0]
         );
     }
     let stats = store.log.stats();

@@ -1,20 +1,20 @@
-//! The log flusher thread (group commit fsyncs) and the timer thread that
+//! The log flusher threads (group commit fsyncs) and the timer thread that
 //! drives `innodb_flush_log_at_trx_commit` = 0 and 2.
 
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::format::{block_of, BLOCKS_PER_UNIT};
 use crate::shared::Shared;
 use crate::stats::Counters;
 use crate::LogError;
 
 /// Log flusher thread body: sleeps until someone needs durability beyond
-/// `flushed_lsn` and bytes past it are ready, then writes whatever of them
-/// the writer thread has not written yet, fsyncs every file written since
-/// the last round and publishes the written LSN it read before syncing as
-/// the new `flushed_lsn`. Commits that arrive during the fsync are written
-/// and synced together by the next round (group commit).
+/// every claimed round and bytes past it are ready, then runs a round (see
+/// [`flush_once`]). Commits that arrive during a round are written and
+/// synced together by the next one, on this flusher or another (group
+/// commit; rounds of different flushers overlap).
 pub(crate) fn run_flusher(sh: Arc<Shared>) {
     loop {
         if !sh.usable() {
@@ -31,19 +31,35 @@ pub(crate) fn run_flusher(sh: Arc<Shared>) {
     }
 }
 
+/// One flush round: writes whatever ready bytes the writer thread has not
+/// written yet, claims the written LSN as its target (nothing to do when a
+/// round in progress already claimed it), fsyncs the files holding the
+/// bytes between the durable LSN and the target, and publishes the target
+/// as the new `flushed_lsn`.
 fn flush_once(sh: &Shared) -> Result<(), LogError> {
-    let ready = sh.buffer.ready_lsn();
-    if sh.written.get() < ready {
-        sh.writer.lock().write(sh, ready)?;
-    }
-    // Read the written LSN before taking the dirty flags: every write below
-    // it set its flag before publishing it.
-    let target = sh.written.get();
-    for (i, dirty) in sh.dirty.iter().enumerate() {
-        if dirty.swap(false, SeqCst) {
-            sh.files[i].sync()?;
-            Counters::bump(&sh.counters.log_fsyncs, 1);
+    let (from, target) = {
+        let mut writer = sh.writer.lock();
+        let ready = sh.buffer.ready_lsn();
+        if sh.written.get() < ready {
+            writer.write(sh, ready)?;
         }
+        let target = sh.written.get();
+        if sh.claimed.fetch_max(target, SeqCst) >= target {
+            return Ok(());
+        }
+        (sh.flushed.get(), target)
+    };
+    // Every byte of [from, target) was written before this point; bytes
+    // below `from` are durable. An fsync started now covers the range even
+    // where an earlier round's fsync is still running.
+    let geometry = &sh.geometry;
+    let last_unit = block_of(target) / BLOCKS_PER_UNIT;
+    let mut unit = block_of(from) / BLOCKS_PER_UNIT;
+    while unit <= last_unit {
+        let (file, _) = geometry.unit_location(unit);
+        sh.files[file].sync()?;
+        Counters::bump(&sh.counters.log_fsyncs, 1);
+        unit += geometry.units_to_file_end(unit);
     }
     sh.flushed.advance(target);
     Ok(())

@@ -20,35 +20,36 @@ use crate::stats::Counters;
 use crate::writer::Writer;
 use crate::LogError;
 
-/// Wakes one background thread that sleeps until it has work.
+/// Wakes background threads of one kind that sleep until they have work.
 ///
-/// The thread sets `sleeping` (SeqCst) and re-checks its condition before
-/// it waits; a notifier changes the condition (SeqCst) and then reads
-/// `sleeping`, so either the thread sees the change or the notifier sees
-/// the flag. The notifier signals under the mutex, which the thread holds
-/// from its re-check until it waits.
+/// A thread counts itself in `sleepers` (SeqCst) and re-checks its
+/// condition before it waits; a notifier changes the condition (SeqCst)
+/// and then reads `sleepers`, so either the thread sees the change or the
+/// notifier sees it counted. The notifier signals under the mutex, which
+/// the thread holds from its re-check until it waits.
 #[derive(Debug, Default)]
 pub(crate) struct Wake {
     lock: Mutex<()>,
     cond: Condvar,
-    sleeping: AtomicBool,
+    sleepers: AtomicUsize,
 }
 
 impl Wake {
-    /// True while the thread sleeps (or is about to).
+    /// True while a thread sleeps (or is about to).
     pub(crate) fn is_sleeping(&self) -> bool {
-        self.sleeping.load(SeqCst)
+        self.sleepers.load(SeqCst) > 0
     }
 
-    /// Wakes the thread if it sleeps.
-    // PERF: one atomic load when the thread is busy.
+    /// Wakes one sleeping thread, if any: new work needs one of them.
+    // PERF: one atomic load when every thread is busy.
     pub(crate) fn notify(&self) {
         if self.is_sleeping() {
-            self.force();
+            let _guard = self.lock.lock();
+            self.cond.notify_one();
         }
     }
 
-    /// Wakes the thread unconditionally.
+    /// Wakes every thread unconditionally (stop, failure).
     pub(crate) fn force(&self) {
         let _guard = self.lock.lock();
         self.cond.notify_all();
@@ -61,7 +62,7 @@ impl Wake {
         if ready() {
             return;
         }
-        self.sleeping.store(true, SeqCst);
+        self.sleepers.fetch_add(1, SeqCst);
         if !ready() {
             match timeout {
                 Some(t) => {
@@ -70,7 +71,7 @@ impl Wake {
                 None => self.cond.wait(&mut guard),
             }
         }
-        self.sleeping.store(false, SeqCst);
+        self.sleepers.fetch_sub(1, SeqCst);
     }
 }
 
@@ -144,9 +145,6 @@ pub(crate) struct Shared {
     pub(crate) geometry: LogGeometry,
     pub(crate) limits: Limits,
     pub(crate) files: Vec<FileRef>,
-    /// Set by the writer after writing to file i; cleared by the flusher
-    /// before it fsyncs file i.
-    pub(crate) dirty: Box<[AtomicBool]>,
     pub(crate) buffer: LogBuffer,
     /// `first_group[b mod len]`: offset of the first group start in block
     /// b, stored by the append whose group crosses into b (0 = none).
@@ -154,6 +152,9 @@ pub(crate) struct Shared {
     pub(crate) closed: LinkBuf,
     pub(crate) written: LsnEvent,
     pub(crate) flushed: LsnEvent,
+    /// Highest target of a flush round started so far (`>= flushed`):
+    /// requests at or below it are served by a round in progress.
+    pub(crate) claimed: CachePadded<AtomicU64>,
     pub(crate) checkpoint: LsnEvent,
     pub(crate) header: Mutex<HeaderState>,
     pub(crate) write_req: CachePadded<AtomicU64>,
@@ -259,7 +260,7 @@ impl Shared {
 
     /// Asks for the log to be made durable up to `lsn`.
     ///
-    /// Only the flusher is woken: it writes what it fsyncs itself, so the
+    /// Only a flusher is woken: it writes what it fsyncs itself, so the
     /// commits arriving during one fsync are written together by the next
     /// round instead of each waking the writer for a write of its own.
     pub(crate) fn request_flush(&self, lsn: u64) {
@@ -273,8 +274,8 @@ impl Shared {
     // PERF: a few atomic loads unless someone sleeps.
     pub(crate) fn ready_moved(&self, ready: u64) {
         self.space.notify();
-        if self.flusher_wake.is_sleeping() && self.flush_req.load(SeqCst) > self.flushed.get() {
-            self.flusher_wake.force();
+        if self.flusher_wake.is_sleeping() && self.flush_req.load(SeqCst) > self.claimed() {
+            self.flusher_wake.notify();
         }
         if self.writer_wake.is_sleeping() {
             let written = self.written.get();
@@ -307,17 +308,22 @@ impl Shared {
             && (self.write_req.load(SeqCst) > written || ready - written >= self.pressure)
     }
 
-    /// The flusher's condition to run: stop, or ready bytes above
-    /// `flushed_lsn` that someone asked to be made durable.
+    /// Highest LSN a started flush round will make durable.
+    pub(crate) fn claimed(&self) -> u64 {
+        self.claimed.load(SeqCst)
+    }
+
+    /// A flusher's condition to run: stop, or ready bytes above every
+    /// started round's target that someone asked to be made durable.
     pub(crate) fn flusher_has_work(&self) -> bool {
         if !self.usable() {
             return true;
         }
-        let flushed = self.flushed.get();
-        if self.flush_req.load(SeqCst) <= flushed {
+        let claimed = self.claimed();
+        if self.flush_req.load(SeqCst) <= claimed {
             return false;
         }
-        self.advance_ready() > flushed
+        self.advance_ready() > claimed
     }
 
     /// Moves the ready LSN over fully copied ranges (letting appenders

@@ -12,6 +12,7 @@ use crossbeam_utils::CachePadded;
 use parking_lot::{Mutex, RwLock};
 
 use crate::buffer::LogBuffer;
+use crate::config::MAX_FLUSHER_THREADS;
 use crate::event::LsnEvent;
 use crate::flusher::{run_flusher, run_timer};
 use crate::format::{
@@ -363,19 +364,18 @@ pub(crate) fn start(opened: OpenedFiles, resume: Lsn) -> Result<Arc<Log>, LogErr
     let buffer_size = config.buffer_size;
     let (buffer, consumer) = LogBuffer::new(buffer_size, LINK_SLOTS, resume_lsn);
     let first_group_slots = buffer_size / BLOCK_PAYLOAD + 4;
-    let n_files = files.len();
     let writer = Writer::new(consumer, tail, tail_unit, buffer_size);
     let shared = Arc::new(Shared {
         dir: config.dir.clone(),
         geometry,
         limits: Limits::new(&geometry),
         files,
-        dirty: (0..n_files).map(|_| AtomicBool::new(false)).collect(),
         buffer,
         first_group: (0..first_group_slots).map(|_| AtomicU16::new(0)).collect(),
         closed: LinkBuf::new(LINK_SLOTS, resume_lsn),
         written: LsnEvent::new(resume_lsn),
         flushed: LsnEvent::new(resume_lsn),
+        claimed: CachePadded::new(AtomicU64::new(resume_lsn)),
         checkpoint: LsnEvent::new(checkpoint.lsn.get()),
         header: Mutex::new(HeaderState {
             image: header0,
@@ -409,8 +409,22 @@ pub(crate) fn start(opened: OpenedFiles, resume: Lsn) -> Result<Arc<Log>, LogErr
         move || run_writer(sh)
     })
     .and_then(|()| {
-        let sh = shared.clone();
-        spawn(&log, "basalt-log-flusher", move || run_flusher(sh))
+        // Overlapping fsyncs only where a write's error comes back from the
+        // write itself and each fsync reports its own device flush: with
+        // O_DIRECT. Through the page cache a writeback error is reported
+        // to only one of two concurrent fsyncs of a file, possibly not the
+        // one whose round needed the lost page.
+        let flushers = if shared.files.iter().all(|f| f.is_direct()) {
+            config.flusher_threads.clamp(1, MAX_FLUSHER_THREADS)
+        } else {
+            1
+        };
+        (0..flushers).try_for_each(|i| {
+            let sh = shared.clone();
+            spawn(&log, &format!("basalt-log-flusher-{i}"), move || {
+                run_flusher(sh)
+            })
+        })
     })
     .and_then(|()| {
         let sh = shared.clone();

@@ -1,5 +1,5 @@
 //! The log writer: formats ready bytes into blocks and writes them, on its
-//! own thread or for the flusher (see [`Shared::writer`]).
+//! own thread or for a flusher (see [`Shared::writer`]).
 
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::Arc;
@@ -38,7 +38,7 @@ pub(crate) fn run_writer(sh: Arc<Shared>) {
 pub(crate) const MAX_WRITE: usize = 1 << 20;
 
 /// The block formatter: its write buffer and the tail unit image. Lives in
-/// [`Shared::writer`], taken by the writer thread and by the flusher.
+/// [`Shared::writer`], taken by the writer thread and by the flushers.
 #[derive(Debug)]
 pub(crate) struct Writer {
     consumer: Consumer,
@@ -74,9 +74,23 @@ impl Writer {
     /// unit of the block holding `chunk_end`; that last block is written
     /// with `data_len = chunk_end mod 492` (possibly 0), and the blocks
     /// after it in its unit are zeros.
+    ///
+    /// A failed write leaves the formatter out of step with the files (the
+    /// ring is released past `written_lsn`), so it fails the log before the
+    /// lock is released, and a failed log is never written again.
+    pub(crate) fn write(&mut self, sh: &Shared, target: u64) -> Result<(), LogError> {
+        if let Some(failure) = sh.failure.get() {
+            return Err(LogError::Failed(failure.clone()));
+        }
+        self.write_chunks(sh, target).map_err(|e| {
+            sh.fail(e);
+            sh.abort_error()
+        })
+    }
+
     // PERF: no allocation; one memcpy per block out of the ring, one CRC per
     // block, one write per file touched.
-    pub(crate) fn write(&mut self, sh: &Shared, target: u64) -> Result<(), LogError> {
+    fn write_chunks(&mut self, sh: &Shared, target: u64) -> Result<(), LogError> {
         let max_units = (self.buf.len() / WRITE_UNIT) as u64;
         let slots = sh.first_group.len() as u64;
         let mut written = sh.written.get();
@@ -144,7 +158,6 @@ impl Writer {
                 let n = (last_unit - unit + 1).min(sh.geometry.units_to_file_end(unit));
                 let len = n as usize * WRITE_UNIT;
                 sh.files[file].write_at(&self.buf[off..off + len], file_off)?;
-                sh.dirty[file].store(true, SeqCst);
                 Counters::bump(&sh.counters.log_writes, 1);
                 Counters::bump(&sh.counters.bytes_written, len as u64);
                 unit += n;
@@ -156,7 +169,7 @@ impl Writer {
             self.tail_unit = last_unit;
             written = chunk_end;
             sh.written.advance(chunk_end);
-            if sh.flush_req.load(SeqCst) > sh.flushed.get() {
+            if sh.flush_req.load(SeqCst) > sh.claimed() {
                 sh.flusher_wake.notify();
             }
         }
