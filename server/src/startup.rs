@@ -120,6 +120,7 @@ fn storage_config(globals: &GlobalVars, datadir: &Path) -> StorageConfig {
     config.log = log;
     config.buf = buf;
     config.direct_data_files = flush_method.direct_data_files();
+    config.skip_fsync_after_direct_writes = flush_method.skips_data_fsync();
     config
 }
 
@@ -308,5 +309,21 @@ mod tests {
         assert_eq!(thread_cache_size(&g), 3, "an explicit value wins");
         let g = globals(&["--thread-cache-size=0"]);
         assert_eq!(thread_cache_size(&g), 0);
+    }
+
+    #[test]
+    fn innodb_flush_method_reaches_the_data_files() {
+        let dir = Path::new("/tmp/basalt-flush-method");
+        let method = |args: &[&str]| {
+            let c = storage_config(&globals(args), dir);
+            (c.direct_data_files, c.skip_fsync_after_direct_writes)
+        };
+        assert_eq!(method(&[]), (true, false), "O_DIRECT by default");
+        assert_eq!(method(&["--innodb-flush-method=fsync"]), (false, false));
+        assert_eq!(method(&["--innodb-flush-method=O_DIRECT"]), (true, false));
+        assert_eq!(
+            method(&["--innodb-flush-method=O_DIRECT_NO_FSYNC"]),
+            (true, true)
+        );
     }
 }

@@ -126,7 +126,7 @@ impl Doublewrite {
         }
         let sys = spaces.get(SpaceId::SYSTEM)?;
         sys.write_pages(DBLWR_BATCH_FIRST, &area[..n * PAGE_SIZE])?;
-        sys.sync()
+        sys.sync_page_writes().map(drop)
     }
 
     /// Waits for a free single-page slot and claims it.
@@ -151,7 +151,7 @@ impl SlotGuard<'_> {
     pub(crate) fn write(&self, spaces: &Spaces, page: &[u8]) -> BufResult<()> {
         let sys = spaces.get(SpaceId::SYSTEM)?;
         sys.write_pages(DBLWR_SINGLE_FIRST + self.slot as u32, page)?;
-        sys.sync()
+        sys.sync_page_writes().map(drop)
     }
 }
 

@@ -358,7 +358,7 @@ impl BufferPool {
             }
             let space = item.space.as_ref().expect("ready items carry their space");
             if synced.insert(space.id()) {
-                space.sync()?;
+                space.sync_page_writes()?;
             }
         }
         debug!(pages = ready.len(), kind = ?kind, "pages written");

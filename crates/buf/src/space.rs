@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use basalt_common::{PageNo, SpaceId, PAGE_SIZE};
@@ -37,6 +37,12 @@ pub struct SpacesConfig {
     /// Open data files with O_DIRECT (`innodb_flush_method=O_DIRECT`). The
     /// backend falls back to buffered I/O where the filesystem refuses.
     pub direct: bool,
+    /// `innodb_flush_method=O_DIRECT_NO_FSYNC`: page writes to a file that
+    /// really is open with O_DIRECT are not followed by an fsync (the
+    /// device's own write cache is trusted, as with MySQL's option). Files
+    /// that grew, files the filesystem opened without O_DIRECT, and the
+    /// repair writes of recovery are still synced.
+    pub skip_fsync_after_direct_writes: bool,
 }
 
 /// One open tablespace file.
@@ -46,6 +52,12 @@ pub struct Space {
     path: PathBuf,
     flags: u32,
     file: FileRef,
+    /// [`SpacesConfig::skip_fsync_after_direct_writes`] applies: the option
+    /// is on and the file is open with O_DIRECT.
+    skip_write_fsync: bool,
+    /// The file grew since the last sync: its new size must be synced even
+    /// under `O_DIRECT_NO_FSYNC`.
+    grown: AtomicBool,
     size: AtomicU32,
     extend: Mutex<()>,
 }
@@ -97,6 +109,24 @@ impl Space {
     pub fn sync(&self) -> BufResult<()> {
         self.file.sync()?;
         Ok(())
+    }
+
+    /// Makes completed page writes durable before the pages count as
+    /// clean: [`Space::sync`], unless `O_DIRECT_NO_FSYNC` applies to this
+    /// file (see [`SpacesConfig::skip_fsync_after_direct_writes`]). Returns
+    /// whether it synced.
+    pub fn sync_page_writes(&self) -> BufResult<bool> {
+        if self.skip_write_fsync && !self.grown.load(Ordering::Acquire) {
+            return Ok(false);
+        }
+        // Cleared before the fsync: an extension racing with it sets the
+        // flag again after its set_len, so the next call syncs it.
+        self.grown.store(false, Ordering::Release);
+        if let Err(e) = self.sync() {
+            self.grown.store(true, Ordering::Release);
+            return Err(e);
+        }
+        Ok(true)
     }
 }
 
@@ -171,7 +201,9 @@ impl Spaces {
             id,
             path: path.to_path_buf(),
             flags,
+            skip_write_fsync: self.cfg.skip_fsync_after_direct_writes && file.is_direct(),
             file,
+            grown: AtomicBool::new(false),
             size: AtomicU32::new(size_pages),
             extend: Mutex::new(()),
         })
@@ -199,7 +231,9 @@ impl Spaces {
             id,
             path: path.to_path_buf(),
             flags,
+            skip_write_fsync: self.cfg.skip_fsync_after_direct_writes && file.is_direct(),
             file,
+            grown: AtomicBool::new(false),
             size: AtomicU32::new(pages),
             extend: Mutex::new(()),
         })
@@ -232,6 +266,7 @@ impl Spaces {
         }
         let target = extension_target(cur, min_pages);
         space.file.set_len(u64::from(target) * PAGE_SIZE as u64)?;
+        space.grown.store(true, Ordering::Release);
         space.size.store(target, Ordering::Release);
         Ok(target)
     }

@@ -47,6 +47,10 @@ pub struct StorageConfig {
     pub buf: BufConfig,
     /// Open data files with O_DIRECT.
     pub direct_data_files: bool,
+    /// No fsync after page writes to O_DIRECT data files
+    /// (`innodb_flush_method=O_DIRECT_NO_FSYNC`; see
+    /// [`SpacesConfig::skip_fsync_after_direct_writes`]).
+    pub skip_fsync_after_direct_writes: bool,
     /// Bytes the crash-recovery hash may hold before it is applied as a
     /// batch ([`DEFAULT_RECOVERY_MEMORY`]; see the `recovery` module).
     pub recovery_memory: usize,
@@ -65,6 +69,7 @@ impl StorageConfig {
             datadir,
             buf: BufConfig::default(),
             direct_data_files: true,
+            skip_fsync_after_direct_writes: false,
             recovery_memory: DEFAULT_RECOVERY_MEMORY,
             tablespace_files: Vec::new(),
         }
@@ -73,6 +78,14 @@ impl StorageConfig {
     /// Path of `ibdata1`.
     pub fn system_tablespace_path(&self) -> PathBuf {
         self.datadir.join(SYSTEM_TABLESPACE_FILE)
+    }
+
+    /// How the tablespace registry opens and syncs data files.
+    pub fn spaces_config(&self) -> SpacesConfig {
+        SpacesConfig {
+            direct: self.direct_data_files,
+            skip_fsync_after_direct_writes: self.skip_fsync_after_direct_writes,
+        }
     }
 }
 
@@ -100,12 +113,7 @@ impl Storage {
     pub fn create(io: Arc<dyn Io>, config: StorageConfig) -> MtrResult<Storage> {
         io.create_dir_all(&config.datadir)
             .map_err(basalt_buf::BufError::from)?;
-        let spaces = Arc::new(Spaces::new(
-            Arc::clone(&io),
-            SpacesConfig {
-                direct: config.direct_data_files,
-            },
-        ));
+        let spaces = Arc::new(Spaces::new(Arc::clone(&io), config.spaces_config()));
         spaces.create(
             SpaceId::SYSTEM,
             &config.system_tablespace_path(),

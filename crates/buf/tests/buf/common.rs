@@ -392,7 +392,13 @@ impl Env {
         let mem = Arc::new(MemIo::new());
         let log = TestLog::new(start_lsn);
         let wal_io = WalCheckIo::new(mem.clone(), Arc::clone(&log));
-        let spaces = Arc::new(Spaces::new(wal_io.clone(), SpacesConfig { direct: true }));
+        let spaces = Arc::new(Spaces::new(
+            wal_io.clone(),
+            SpacesConfig {
+                direct: true,
+                ..SpacesConfig::default()
+            },
+        ));
         create_system_space(&spaces);
         Env {
             mem,
@@ -411,7 +417,13 @@ impl Env {
 
     /// Registry over the same files as after a restart (no WAL checking).
     pub fn reopen_spaces(&self) -> Arc<Spaces> {
-        let spaces = Arc::new(Spaces::new(self.mem.clone(), SpacesConfig { direct: true }));
+        let spaces = Arc::new(Spaces::new(
+            self.mem.clone(),
+            SpacesConfig {
+                direct: true,
+                ..SpacesConfig::default()
+            },
+        ));
         for id in self.spaces.ids() {
             spaces.open(id, &space_path(id), 0).expect("reopen space");
         }

@@ -7,6 +7,7 @@ mod concurrency;
 mod corruption;
 mod doublewrite;
 mod eviction;
+mod flush_method;
 mod pool_basic;
 mod scan;
 mod spaces;

@@ -11,7 +11,13 @@ use crate::common::space_path;
 #[test]
 fn create_open_extend_remove() {
     let mem = Arc::new(MemIo::new());
-    let spaces = Spaces::new(mem.clone(), SpacesConfig { direct: true });
+    let spaces = Spaces::new(
+        mem.clone(),
+        SpacesConfig {
+            direct: true,
+            ..SpacesConfig::default()
+        },
+    );
     let id = SpaceId(5);
     let path = space_path(id);
     let s = spaces.create(id, &path, 0x21, 3).expect("create");

@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use basalt_buf::{BufError, Spaces, SpacesConfig};
+use basalt_buf::{BufError, Spaces};
 use basalt_common::{PageId, SpaceId, PAGE_SIZE};
 use basalt_io::{AlignedBuf, Io, IoKind, OpenOptions};
 use basalt_page::header::{self, PageState};
@@ -193,7 +193,7 @@ pub(crate) fn open_spaces(
     with_flags: bool,
 ) -> MtrResult<Spaces> {
     let direct = config.direct_data_files;
-    let spaces = Spaces::new(Arc::clone(io), SpacesConfig { direct });
+    let spaces = Spaces::new(Arc::clone(io), config.spaces_config());
     for f in files {
         let flags = if with_flags {
             read_flags(io, f, direct)?
