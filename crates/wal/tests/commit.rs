@@ -24,35 +24,9 @@ fn group_commit_serves_many_commits_with_one_fsync() {
     assert_eq!(cfg.flush_log_at_trx_commit, 1);
     let log = Log::create(io.clone(), &cfg, LOG_START_LSN).expect("create");
     let before = log.stats();
-    let barrier = Arc::new(Barrier::new(COMMITTERS));
-    let threads: Vec<_> = (0..COMMITTERS)
-        .map(|_| {
-            let (log, barrier) = (log.clone(), barrier.clone());
-            let mut rng: rand::rngs::SmallRng = rand::SeedableRng::seed_from_u64(rng.gen());
-            std::thread::spawn(move || {
-                barrier.wait();
-                let mut mine = Vec::new();
-                for _ in 0..COMMITS_EACH {
-                    let len = rng.gen_range(50..400);
-                    let bytes = group_bytes(&mut rng, len);
-                    let r = append_closed(&log, &bytes);
-                    log.commit_wait(r.end).expect("commit");
-                    let flushed = log.flushed_lsn();
-                    assert!(
-                        flushed >= r.end,
-                        "commit_wait returned at flushed {flushed} < {}",
-                        r.end
-                    );
-                    mine.push((r, bytes));
-                }
-                mine
-            })
-        })
-        .collect();
-    let groups: Vec<_> = threads
-        .into_iter()
-        .flat_map(|t| t.join().expect("committer panicked"))
-        .collect();
+    let (groups, acked) = race_committers(&log, &mut rng);
+    assert_eq!(groups.len(), COMMITTERS * COMMITS_EACH, "no commit failed");
+    assert_eq!(acked, groups.last().expect("groups").0.end);
     let after = log.stats();
     let commits = after.commits - before.commits;
     let fsyncs = after.log_fsyncs - before.log_fsyncs;
@@ -295,13 +269,21 @@ fn race_committers(
                 barrier.wait();
                 let (mut appended, mut acked) = (Vec::new(), LOG_START_LSN);
                 for _ in 0..COMMITS_EACH {
-                    let len = rng.gen_range(20..300);
+                    let len = rng.gen_range(20..400);
                     let bytes = group_bytes(&mut rng, len);
                     let Ok(r) = log.append(&bytes) else { break };
                     log.mark_closed(r);
                     appended.push((r, bytes));
                     match log.commit_wait(r.end) {
-                        Ok(()) => acked = acked.max(r.end),
+                        Ok(()) => {
+                            let flushed = log.flushed_lsn();
+                            assert!(
+                                flushed >= r.end,
+                                "commit_wait returned at flushed {flushed} < {}",
+                                r.end
+                            );
+                            acked = acked.max(r.end);
+                        }
                         Err(e) => {
                             assert!(e.is_fatal(), "{e}");
                             break;
@@ -360,16 +342,7 @@ fn overlapping_flush_rounds_never_lose_an_acknowledged_commit_crash() {
         mem.crash();
 
         let what = format!("run {run}: crash at write {crash_at} of ~{writes} (keep {keep})");
-        let mut scan = Log::open_for_recovery(mem.clone(), &cfg)
-            .unwrap_or_else(|e| panic!("{what}: recovery does not open: {e}"));
-        let (from, bytes) = scan_all(&mut scan);
-        let got_end = scan.scanned_lsn();
-        assert!(
-            got_end >= acked,
-            "{what}: lost acknowledged commits: recovered to {got_end}, acknowledged {acked}"
-        );
-        assert!(got_end <= end, "{what}: {got_end} beyond the end {end}");
-        assert_same_stream(&bytes, &stream_from(&groups, from, got_end), from);
+        check_durable_prefix(&mem, &cfg, &groups, acked, end, &what);
     }
     assert!(crashed_runs >= 6, "only {crashed_runs} of 12 runs crashed");
 }

@@ -139,3 +139,25 @@ pub fn durable_copy(mem: &MemIo) -> Arc<MemIo> {
     }
     copy
 }
+
+/// Recovery of `mem` returns a prefix of the appended stream that reaches
+/// at least `acked` and at most `end`.
+pub fn check_durable_prefix(
+    mem: &Arc<MemIo>,
+    cfg: &LogConfig,
+    groups: &[(LsnRange, Vec<u8>)],
+    acked: Lsn,
+    end: Lsn,
+    what: &str,
+) {
+    let mut scan = Log::open_for_recovery(mem.clone(), cfg)
+        .unwrap_or_else(|e| panic!("{what}: recovery does not open: {e}"));
+    let (from, bytes) = scan_all(&mut scan);
+    let got_end = scan.scanned_lsn();
+    assert!(
+        got_end >= acked,
+        "{what}: lost acknowledged redo {got_end} < {acked}"
+    );
+    assert!(got_end <= end, "{what}: {got_end} beyond the end {end}");
+    assert_same_stream(&bytes, &stream_from(groups, from, got_end), from);
+}
