@@ -13,7 +13,7 @@ use std::sync::Arc;
 use basalt_btree::{BTree, BTreeError, BulkRecord, IndexKind, Row};
 use basalt_buf::BufConfig;
 use basalt_common::IndexId;
-use basalt_io::{FaultPlan, FaultyIo, Io, MemIo, OpenOptions};
+use basalt_io::{FaultPlan, FaultyIo, Io, MemIo};
 use basalt_mtr::{Mtr, Storage, StorageConfig};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -31,28 +31,6 @@ fn faulty(mem: &Arc<MemIo>) -> (Arc<dyn Io>, Arc<FaultPlan>) {
     let plan = FaultPlan::new();
     let io: Arc<dyn Io> = Arc::new(FaultyIo::new(mem.clone(), plan.clone()));
     (io, plan)
-}
-
-/// A fresh in-memory filesystem holding the durable image of `mem`.
-fn clone_durable(mem: &MemIo) -> Arc<MemIo> {
-    let copy = Arc::new(MemIo::new());
-    for path in mem.file_paths() {
-        let bytes = mem.durable_bytes(&path).expect("listed file exists");
-        let f = copy
-            .open(
-                &path,
-                OpenOptions {
-                    create: true,
-                    direct: false,
-                },
-            )
-            .expect("create copy");
-        if !bytes.is_empty() {
-            f.write_at(&bytes, 0).expect("write copy");
-        }
-        f.sync().expect("sync copy");
-    }
-    copy
 }
 
 type Model = BTreeMap<u64, (Option<Vec<u8>>, bool)>;
@@ -127,7 +105,7 @@ fn crash(s: Storage, plan: &FaultPlan, mem: &Arc<MemIo>) -> Arc<MemIo> {
     plan.crash_now();
     drop(s);
     mem.crash();
-    clone_durable(mem)
+    Arc::new(mem.durable_snapshot())
 }
 
 #[test]

@@ -98,6 +98,38 @@ impl MemIo {
         }
     }
 
+    /// A new in-memory filesystem holding the durable image of every file
+    /// (both its images equal to it) and the same directories: what a copy
+    /// of the disks taken after a power cut right now would hold, while
+    /// this one keeps running. Counters start at zero.
+    pub fn durable_snapshot(&self) -> MemIo {
+        let ns = self.ns.lock();
+        let files = ns
+            .files
+            .iter()
+            .map(|(path, data)| {
+                let durable = data.images.lock().durable.clone();
+                let images = Images {
+                    volatile: durable.clone(),
+                    durable,
+                    dirty: false,
+                };
+                let copy = MemFileData {
+                    images: Mutex::new(images),
+                };
+                (path.clone(), Arc::new(copy))
+            })
+            .collect();
+        MemIo {
+            ns: Mutex::new(Namespace {
+                files,
+                dirs: ns.dirs.clone(),
+            }),
+            counters: Arc::default(),
+            no_direct: AtomicBool::new(self.no_direct.load(Ordering::Relaxed)),
+        }
+    }
+
     /// The current (volatile) contents of a file, as a reader would see them.
     pub fn file_bytes(&self, path: &Path) -> Option<Vec<u8>> {
         let data = self.ns.lock().files.get(path).cloned()?;

@@ -121,7 +121,7 @@ fn appends_wait_for_the_checkpoint_instead_of_overwriting() {
     // Nothing un-checkpointed was overwritten: a crash now recovers every
     // byte from the (unchanged) checkpoint to the durable end.
     log.flush_up_to(closed).expect("flush");
-    let snapshot = durable_copy(&mem);
+    let snapshot = Arc::new(mem.durable_snapshot());
     let mut scan = Log::open_for_recovery(snapshot, &cfg).expect("open snapshot");
     assert_eq!(scan.checkpoint_lsn(), LOG_START_LSN);
     let (from, bytes) = scan_all(&mut scan);

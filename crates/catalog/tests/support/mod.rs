@@ -10,7 +10,7 @@ use basalt_buf::BufConfig;
 use basalt_catalog::{
     AccountRow, Catalog, CatalogChange, CatalogSnapshot, DbGrantRow, SchemaRow, TableGrantRow,
 };
-use basalt_io::{FaultPlan, FaultyIo, Io, MemIo, OpenOptions};
+use basalt_io::{FaultPlan, FaultyIo, Io, MemIo};
 use basalt_mtr::{PageStore, Storage, StorageConfig};
 
 /// Seed from `BASALT_TEST_SEED`, or a fresh one; printed so a failure can be
@@ -63,28 +63,6 @@ fn faulty(mem: &Arc<MemIo>) -> (Arc<dyn Io>, Arc<FaultPlan>) {
     (io, plan)
 }
 
-/// A fresh in-memory filesystem holding the durable image of `mem`.
-pub fn clone_durable(mem: &MemIo) -> Arc<MemIo> {
-    let copy = Arc::new(MemIo::new());
-    for path in mem.file_paths() {
-        let bytes = mem.durable_bytes(&path).expect("listed file exists");
-        let f = copy
-            .open(
-                &path,
-                OpenOptions {
-                    create: true,
-                    direct: false,
-                },
-            )
-            .expect("create copy");
-        if !bytes.is_empty() {
-            f.write_at(&bytes, 0).expect("write copy");
-        }
-        f.sync().expect("sync copy");
-    }
-    copy
-}
-
 impl Node {
     /// A new data directory (no dictionary yet).
     pub fn create() -> Node {
@@ -118,7 +96,7 @@ impl Node {
         self.plan.crash_now();
         drop(self.storage);
         self.mem.crash();
-        clone_durable(&self.mem)
+        Arc::new(self.mem.durable_snapshot())
     }
 
     /// Power loss now, then start again (crash recovery).

@@ -35,6 +35,36 @@ fn crash_keeps_synced_data_and_drops_the_rest() {
 }
 
 #[test]
+fn a_durable_snapshot_holds_what_a_crash_would_leave_while_the_original_runs_on() {
+    let mem = MemIo::new();
+    let (a, b) = (Path::new("/db/a.ibd"), Path::new("/db/b.ibd"));
+    mem.create_dir_all(Path::new("/db/sub")).unwrap();
+    let fa = mem.open(a, CREATE).unwrap();
+    fa.write_at(b"synced", 0).unwrap();
+    fa.sync().unwrap();
+    fa.write_at(b"UNSYNCED", 0).unwrap();
+    mem.open(b, CREATE)
+        .unwrap()
+        .write_at(b"never synced", 0)
+        .unwrap();
+
+    let snap = mem.durable_snapshot();
+    assert_eq!(snap.file_paths(), vec![a.to_path_buf(), b.to_path_buf()]);
+    assert_eq!(snap.file_bytes(a).unwrap(), b"synced");
+    assert_eq!(snap.durable_bytes(a).unwrap(), b"synced");
+    assert_eq!(snap.file_bytes(b).unwrap(), b"", "created but never synced");
+    assert!(snap.exists(Path::new("/db/sub")), "directories are copied");
+    assert_eq!((snap.writes(), snap.syncs()), (0, 0), "fresh counters");
+
+    // The two are independent from here on.
+    fa.write_at(b"later", 0).unwrap();
+    fa.sync().unwrap();
+    snap.open(a, CREATE).unwrap().write_at(b"other", 0).unwrap();
+    assert_eq!(&mem.file_bytes(a).unwrap()[..5], b"later");
+    assert_eq!(snap.file_bytes(a).unwrap(), b"otherd");
+}
+
+#[test]
 fn set_len_is_volatile_until_synced() {
     let mem = MemIo::new();
     let p = Path::new("t");

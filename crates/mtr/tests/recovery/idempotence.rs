@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::model::{crash, drive, recover_and_check, Chaos};
-use crate::workload::{clone_durable, read_state, seed, setup_pages, Model};
+use crate::workload::{read_state, seed, setup_pages, Model};
 use crate::{config, faulty};
 
 #[test]
@@ -40,7 +40,7 @@ fn a_crash_at_any_write_of_recovery_recovers_to_the_same_state() {
     crash(storage, &plan, &mem);
 
     // The undisturbed recovery: how many writes it does, and its result.
-    let reference = clone_durable(&mem);
+    let reference = Arc::new(mem.durable_snapshot());
     let (storage, ref_plan, report, k_ref) =
         recover_and_check(&reference, &cfg, &ids, &model, &run, "reference");
     let writes = ref_plan.writes_seen();
@@ -55,7 +55,7 @@ fn a_crash_at_any_write_of_recovery_recovers_to_the_same_state() {
     let mut crashed = 0;
     for it in 0..iterations {
         let what = format!("seed {seed} iteration {it}");
-        let disk = clone_durable(&mem);
+        let disk = Arc::new(mem.durable_snapshot());
         // One or two crashes during recovery, each at a random write, some
         // tearing that write.
         for _ in 0..rng.gen_range(1..=2) {

@@ -8,11 +8,8 @@
 //! mini-transactions for some `k` at least the number acknowledged as
 //! durable. A partially applied mini-transaction matches no prefix.
 
-use std::sync::Arc;
-
 use basalt_buf::LatchMode;
 use basalt_common::{IndexId, Lsn, PageId, SpaceId};
-use basalt_io::{Io, MemIo, OpenOptions};
 use basalt_mtr::{Mtr, MtrResult, PageStore};
 use basalt_page::rec::FieldDef;
 use basalt_page::{IndexPage, RecordLayout, RedoRecord};
@@ -263,27 +260,4 @@ pub fn match_prefix(
         "recovered state matches no prefix of the {} committed mtrs with at least {acked} acknowledged; {diff}",
         history.len()
     ))
-}
-
-/// A fresh in-memory filesystem holding the durable image of every file of
-/// `mem` (what a copy of the disks after a power cut would hold).
-pub fn clone_durable(mem: &MemIo) -> Arc<MemIo> {
-    let copy = Arc::new(MemIo::new());
-    for path in mem.file_paths() {
-        let bytes = mem.durable_bytes(&path).expect("listed file exists");
-        let f = copy
-            .open(
-                &path,
-                OpenOptions {
-                    create: true,
-                    direct: false,
-                },
-            )
-            .expect("create copy");
-        if !bytes.is_empty() {
-            f.write_at(&bytes, 0).expect("write copy");
-        }
-        f.sync().expect("sync copy");
-    }
-    copy
 }

@@ -116,30 +116,6 @@ pub fn assert_same_stream(got: &[u8], want: &[u8], first_lsn: Lsn) {
     );
 }
 
-/// A copy of `mem`'s durable state in a new backend (what a crash right
-/// now would leave), for inspecting a log that keeps running.
-pub fn durable_copy(mem: &MemIo) -> Arc<MemIo> {
-    let copy = Arc::new(MemIo::new());
-    for path in mem.file_paths() {
-        let bytes = mem.durable_bytes(&path).expect("file listed");
-        if let Some(parent) = path.parent() {
-            copy.create_dir_all(parent).expect("mkdir");
-        }
-        let f = copy
-            .open(
-                &path,
-                basalt_io::OpenOptions {
-                    create: true,
-                    direct: false,
-                },
-            )
-            .expect("open");
-        f.write_at(&bytes, 0).expect("write");
-        f.sync().expect("sync");
-    }
-    copy
-}
-
 /// Recovery of `mem` returns a prefix of the appended stream that reaches
 /// at least `acked` and at most `end`.
 pub fn check_durable_prefix(
