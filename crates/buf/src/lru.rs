@@ -383,10 +383,7 @@ mod tests {
 
     #[test]
     fn midpoint_list_matches_model() {
-        let seed = std::env::var("BASALT_TEST_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(rand::random::<u64>);
+        let seed = basalt_common::test_support::test_seed("midpoint_list_matches_model");
         let mut rng = SmallRng::seed_from_u64(seed);
         const N: usize = 200;
         let sh = LruShared::new(N);

@@ -14,7 +14,9 @@
 //!   the `SHOW ... LIKE` filters.
 //!
 //! Rule: this crate holds plain data and pure functions only. No I/O, no
-//! threads, no knowledge of pages beyond their size.
+//! threads, no knowledge of pages beyond their size. The one exception is
+//! behind the `test-support` feature, which only dev-dependencies turn on:
+//! `test_support`, the seed of randomised tests (`BASALT_TEST_SEED`).
 
 #![forbid(unsafe_code)]
 
@@ -23,3 +25,5 @@ mod ids;
 pub use ids::{IndexId, Lsn, PageId, PageNo, RollPtr, SpaceId, TrxId, FIL_NULL, PAGE_SIZE};
 pub mod layout;
 pub mod like;
+#[cfg(feature = "test-support")]
+pub mod test_support;

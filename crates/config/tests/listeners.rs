@@ -325,15 +325,7 @@ fn random_assignment(rng: &mut Rng) -> Assignment {
 
 #[test]
 fn random_sets_match_a_reference_map() {
-    let seed = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(42)
-        });
+    let seed = basalt_common::test_support::test_seed("random_sets_match_a_reference_map");
     let mut rng = Rng(seed);
     let globals = Arc::new(GlobalVars::new());
     let mut sessions: Vec<SessionVars> = (0..3)

@@ -493,11 +493,8 @@ fn cycles_wanted() -> usize {
 }
 
 fn crash_cycles(cycles: usize) {
-    let seed = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(rand::random);
-    eprintln!("{TEST_NAME}: seed {seed} (rerun with BASALT_TEST_SEED={seed}), {cycles} cycles");
+    let seed = basalt_common::test_support::test_seed(TEST_NAME);
+    eprintln!("{TEST_NAME}: {cycles} cycles");
     let mut rng = SmallRng::seed_from_u64(seed);
     let exe = std::env::current_exe().expect("test binary path");
     let dir = tempfile::tempdir().expect("tempdir");

@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use basalt_btree::{BTree, IndexKind};
 use basalt_buf::BufConfig;
+use basalt_common::test_support::test_seed as seed;
 use basalt_common::{IndexId, Lsn, PageId, PageNo, RollPtr, SpaceId, TrxId, PAGE_SIZE};
 use basalt_io::{FaultPlan, FaultyIo, Io, MemIo, TornWriteReport};
 use basalt_mtr::{Mtr, PageStore, Storage, StorageConfig};
@@ -35,15 +36,6 @@ use rand::{Rng, SeedableRng};
 
 const SPACE: SpaceId = SpaceId(1);
 const INDEX: IndexId = IndexId(9);
-
-fn seed(test: &str) -> u64 {
-    let s = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(rand::random);
-    eprintln!("{test}: seed {s} (rerun with BASALT_TEST_SEED={s})");
-    s
-}
 
 fn t1() -> PathBuf {
     PathBuf::from("/db/test/t1.ibd")

@@ -68,7 +68,7 @@ fn blast(server: &TestServer, bytes: &[u8], read_greeting: bool) {
 
 #[test]
 fn garbage_handshakes_and_truncated_packets() {
-    let seed = seed();
+    let seed = seed("garbage_handshakes_and_truncated_packets");
     let mut rng = SmallRng::seed_from_u64(seed);
     let server = TestServer::start();
     for i in 0..iterations() {
@@ -127,7 +127,7 @@ fn garbage_handshakes_and_truncated_packets() {
 
 #[test]
 fn random_commands_after_login() {
-    let seed = seed();
+    let seed = seed("random_commands_after_login");
     let mut rng = SmallRng::seed_from_u64(seed);
     let server = TestServer::start();
     const CODES: [u8; 20] = [
@@ -172,7 +172,7 @@ fn random_commands_after_login() {
 
 #[test]
 fn mutated_execute_packets_never_break_the_connection() {
-    let seed = seed();
+    let seed = seed("mutated_execute_packets_never_break_the_connection");
     let mut rng = SmallRng::seed_from_u64(seed);
     let server = TestServer::start();
     let mut c = RawConn::login(server.addr, NATIVE_USER, NATIVE_PASS, true);

@@ -163,10 +163,7 @@ fn random_statement(rng: &mut SmallRng) -> String {
 
 #[test]
 fn random_statements_never_panic() {
-    let seed: u64 = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0xba5a17);
+    let seed = basalt_common::test_support::test_seed_or("random_statements_never_panic", 0xba5a17);
     let iters: usize = std::env::var("BASALT_FUZZ_ITERS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -16,20 +16,9 @@ use basalt_mtr::fsp::read_header;
 use basalt_mtr::{Mtr, PageStore, Storage, StorageConfig};
 use basalt_page::rec::{FieldDef, RecordLayout, SysCols};
 
-/// Seed from `BASALT_TEST_SEED`, or a fresh one; printed so a failure can be
-/// replayed.
+/// Seed of a randomised test (`BASALT_TEST_SEED` or a fresh one, printed).
 pub fn seed(test: &str) -> u64 {
-    let seed = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(42)
-        });
-    eprintln!("{test}: seed {seed} (replay with BASALT_TEST_SEED={seed})");
-    seed
+    basalt_common::test_support::test_seed(test)
 }
 
 /// Operation count: `BASALT_BTREE_OPS` or `default`.

@@ -17,15 +17,9 @@ use parking_lot::Mutex;
 /// Offset of the test counter inside a page body.
 pub const COUNTER_OFF: usize = header::FIL_PAGE_DATA + 16;
 
-/// Seed for a randomised test: `BASALT_TEST_SEED` or a fresh one, printed
-/// so a failure can be replayed.
+/// Seed of a randomised test (`BASALT_TEST_SEED` or a fresh one, printed).
 pub fn seed(test: &str) -> u64 {
-    let seed = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random::<u64>);
-    eprintln!("{test}: seed {seed} (replay with BASALT_TEST_SEED={seed})");
-    seed
+    basalt_common::test_support::test_seed(test)
 }
 
 /// A model of the redo log: hands out LSN ranges, tracks what is durable

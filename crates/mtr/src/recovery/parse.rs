@@ -279,12 +279,7 @@ mod tests {
     }
 
     fn seed() -> u64 {
-        let s = std::env::var("BASALT_TEST_SEED")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(rand::random);
-        eprintln!("parser test seed {s} (BASALT_TEST_SEED={s} to replay)");
-        s
+        basalt_common::test_support::test_seed("recovery parser")
     }
 
     /// Reference: what the hash must hold per page, oldest first.

@@ -19,14 +19,9 @@ use rand::Rng;
 /// Most records kept on one page (all fit: 24 x ~300 B < 16 KiB).
 pub const MAX_RECS: usize = 24;
 
-/// The seed of a test: `BASALT_TEST_SEED` or a random one, printed.
+/// Seed of a randomised test (`BASALT_TEST_SEED` or a fresh one, printed).
 pub fn seed(test: &str) -> u64 {
-    let s = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(rand::random);
-    eprintln!("{test}: seed {s} (rerun with BASALT_TEST_SEED={s})");
-    s
+    basalt_common::test_support::test_seed(test)
 }
 
 /// One change to one page of the workload (`page` indexes the page list).

@@ -7,19 +7,10 @@ use basalt_page::rec::{FieldDef, FieldKind, RecordLayout};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// A seeded generator. The seed comes from `BASALT_TEST_SEED` or is drawn at
-/// random; it is printed so a failing run (whose output cargo shows) can be
-/// replayed with `BASALT_TEST_SEED=<seed>`.
+/// A generator seeded by `BASALT_TEST_SEED` or a fresh seed, printed so a
+/// failing run can be replayed.
 pub fn rng(test: &str) -> SmallRng {
-    let seed = match std::env::var("BASALT_TEST_SEED") {
-        Ok(s) => s
-            .trim()
-            .parse::<u64>()
-            .expect("BASALT_TEST_SEED must be a u64"),
-        Err(_) => rand::random(),
-    };
-    println!("{test}: seed {seed} (replay with BASALT_TEST_SEED={seed})");
-    SmallRng::seed_from_u64(seed)
+    SmallRng::seed_from_u64(basalt_common::test_support::test_seed(test))
 }
 
 /// `base` times the factor in `BASALT_PAGE_ITERS` (default 1).

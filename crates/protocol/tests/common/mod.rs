@@ -690,18 +690,7 @@ impl Drop for TestServer {
     }
 }
 
-/// Seed for randomized tests: `BASALT_TEST_SEED` or the clock; printed so a
-/// failing run can be replayed.
-pub fn seed() -> u64 {
-    let seed = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        });
-    eprintln!("BASALT_TEST_SEED={seed}");
-    seed
+/// Seed of a randomised test (`BASALT_TEST_SEED` or a fresh one, printed).
+pub fn seed(test: &str) -> u64 {
+    basalt_common::test_support::test_seed(test)
 }

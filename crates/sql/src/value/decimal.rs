@@ -694,10 +694,10 @@ mod tests {
 
     #[test]
     fn random_arithmetic_matches_i128() {
-        let seed: u64 = std::env::var("BASALT_TEST_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0x5eed_dec1);
+        let seed = basalt_common::test_support::test_seed_or(
+            "random_arithmetic_matches_i128",
+            0x5eed_dec1,
+        );
         let mut state = seed;
         let mut next = || {
             state ^= state << 13;

@@ -11,15 +11,10 @@ use basalt_wal::{Log, LogConfig, LsnRange, RecoveryScan};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// Seed from `BASALT_TEST_SEED`, or a fresh one; printed so a failure can
-/// be replayed.
+/// A generator seeded by `BASALT_TEST_SEED` or a fresh seed, printed so a
+/// failure can be replayed.
 pub fn seeded_rng(test: &str) -> SmallRng {
-    let seed = std::env::var("BASALT_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-        .unwrap_or_else(|| rand::thread_rng().gen());
-    println!("{test}: BASALT_TEST_SEED={seed}");
-    SmallRng::seed_from_u64(seed)
+    SmallRng::seed_from_u64(basalt_common::test_support::test_seed(test))
 }
 
 /// A configuration with small files for fast tests.
