@@ -160,7 +160,25 @@ impl Spaces {
         }
     }
 
-    fn register(&self, space: Space) -> BufResult<Arc<Space>> {
+    /// Registers the open file `file` of `pages` pages as space `id`.
+    fn register(
+        &self,
+        id: SpaceId,
+        path: &Path,
+        flags: u32,
+        file: FileRef,
+        pages: u32,
+    ) -> BufResult<Arc<Space>> {
+        let space = Space {
+            id,
+            path: path.to_path_buf(),
+            flags,
+            skip_write_fsync: self.cfg.skip_fsync_after_direct_writes && file.is_direct(),
+            file,
+            grown: AtomicBool::new(false),
+            size: AtomicU32::new(pages),
+            extend: Mutex::new(()),
+        };
         let mut map = self.map.write();
         if map.contains_key(&space.id) {
             return Err(BufError::SpaceExists(space.id));
@@ -197,16 +215,7 @@ impl Spaces {
             self.io.sync_dir(dir)?;
         }
         info!(space = id.0, path = %path.display(), size_pages, "created tablespace");
-        self.register(Space {
-            id,
-            path: path.to_path_buf(),
-            flags,
-            skip_write_fsync: self.cfg.skip_fsync_after_direct_writes && file.is_direct(),
-            file,
-            grown: AtomicBool::new(false),
-            size: AtomicU32::new(size_pages),
-            extend: Mutex::new(()),
-        })
+        self.register(id, path, flags, file, size_pages)
     }
 
     /// Opens an existing tablespace file and registers it; its size is the
@@ -227,16 +236,7 @@ impl Spaces {
             path: path.to_path_buf(),
             len,
         })?;
-        self.register(Space {
-            id,
-            path: path.to_path_buf(),
-            flags,
-            skip_write_fsync: self.cfg.skip_fsync_after_direct_writes && file.is_direct(),
-            file,
-            grown: AtomicBool::new(false),
-            size: AtomicU32::new(pages),
-            extend: Mutex::new(()),
-        })
+        self.register(id, path, flags, file, pages)
     }
 
     /// The registered space `id`.
